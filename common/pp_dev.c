@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_dev.c - open a device and describe its port.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "pp_dev.h"
+#include "pp_wire.h"
+
+int pp_mtu_to_enum(uint32_t mtu)
+{
+	switch (mtu) {
+	case 256:
+		return IBV_MTU_256;
+	case 512:
+		return IBV_MTU_512;
+	case 1024:
+		return IBV_MTU_1024;
+	case 2048:
+		return IBV_MTU_2048;
+	case 4096:
+		return IBV_MTU_4096;
+	default:
+		return 0;
+	}
+}
+
+uint32_t pp_mtu_from_enum(int mtu)
+{
+	if (mtu < IBV_MTU_256 || mtu > IBV_MTU_4096)
+		return 0;
+	return 128U << mtu;
+}
+
+/* "rxe0, mlx5_0" into @buf: the devices that exist, for error messages. */
+static void list_devices(struct ibv_device **list, int n, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 ibv_get_device_name(list[i]));
+}
+
+static bool port_active(struct ibv_context *ctx, uint8_t ib_port)
+{
+	struct ibv_port_attr pa;
+
+	return !ibv_query_port(ctx, ib_port, &pa) &&
+	       pa.state == IBV_PORT_ACTIVE;
+}
+
+struct ibv_context *pp_dev_open(const char *name, uint8_t ib_port,
+				struct pp_err *err)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	char names[160];
+	int n, i, saved = ENODEV;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		saved = errno;
+		pp_err_set(
+			err,
+			"no RDMA devices: %s (is the driver loaded? for Soft-RoCE: rdma link add rxe0 type rxe netdev <if>)",
+			strerror(saved));
+		errno = saved;
+		return NULL;
+	}
+	if (n == 0) {
+		pp_err_set(
+			err,
+			"no RDMA devices found (is the driver loaded? for Soft-RoCE: rdma link add rxe0 type rxe netdev <if>)");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (name && strcmp(name, ibv_get_device_name(list[i])))
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx) {
+			saved = errno;
+			pp_err_set(err, "cannot open device %s: %s",
+				   ibv_get_device_name(list[i]),
+				   strerror(saved));
+			goto out;
+		}
+		if (name || port_active(ctx, ib_port))
+			goto out;
+		ibv_close_device(ctx);
+		ctx = NULL;
+	}
+	list_devices(list, n, names, sizeof(names));
+	if (name) {
+		pp_err_set(err, "device %s not found (devices here: %s)", name,
+			   names);
+	} else {
+		saved = ENETDOWN;
+		pp_err_set(
+			err,
+			"no device has port %u active (devices here: %s; check ibv_devinfo, or pick one with -d and -i)",
+			ib_port, names);
+	}
+out:
+	ibv_free_device_list(list);
+	if (!ctx)
+		errno = saved;
+	return ctx;
+}
+
+int pp_dev_query(struct ibv_context *ctx, uint8_t ib_port,
+		 struct pp_port_caps *caps, struct pp_err *err)
+{
+	const char *dev = ibv_get_device_name(ctx->device);
+	struct ibv_device_attr da;
+	struct ibv_port_attr pa;
+	int ret;
+
+	memset(caps, 0, sizeof(*caps));
+	snprintf(caps->devname, sizeof(caps->devname), "%s", dev);
+	caps->ib_port = ib_port;
+	ret = ibv_query_device(ctx, &da);
+	if (ret) {
+		pp_err_set(err, "query device %s failed: %s", dev,
+			   strerror(ret));
+		return ret;
+	}
+	if (ib_port < 1 || ib_port > da.phys_port_cnt) {
+		pp_err_set(
+			err,
+			"port %u of %s does not exist (it has %u; choose with -i)",
+			ib_port, dev, da.phys_port_cnt);
+		return EINVAL;
+	}
+	ret = ibv_query_port(ctx, ib_port, &pa);
+	if (ret) {
+		pp_err_set(err, "query port %s:%u failed: %s", dev, ib_port,
+			   strerror(ret));
+		return ret;
+	}
+	caps->state = pa.state;
+	caps->link_layer = pa.link_layer;
+	caps->lid = pa.lid;
+	caps->active_mtu = pp_mtu_from_enum(pa.active_mtu);
+	caps->max_mtu = pp_mtu_from_enum(pa.max_mtu);
+	caps->max_msg_sz = pa.max_msg_sz;
+	caps->gid_tbl_len = pa.gid_tbl_len;
+	caps->max_mr_size = da.max_mr_size;
+	caps->max_qp_wr = da.max_qp_wr;
+	caps->max_srq_wr = da.max_srq ? da.max_srq_wr : 0;
+	caps->max_qp = da.max_qp;
+	caps->max_cqe = da.max_cqe;
+	caps->xrc = da.device_cap_flags & IBV_DEVICE_XRC;
+	if (pa.state != IBV_PORT_ACTIVE) {
+		pp_err_set(
+			err,
+			"port %s:%u is %s, not active (check the cable or link with ibv_devinfo; choose another with -d/-i)",
+			dev, ib_port, ibv_port_state_str(pa.state));
+		return ENETDOWN;
+	}
+	return 0;
+}
+
+int pp_dev_gid(struct ibv_context *ctx, uint8_t ib_port, int index,
+	       uint8_t gid[16], uint8_t *gid_type)
+{
+	struct ibv_gid_entry entry;
+	int ret;
+
+	if (index < 0)
+		return EINVAL;
+	ret = ibv_query_gid_ex(ctx, ib_port, index, &entry, 0);
+	if (ret == ENODATA || ret == EINVAL || ret == EOPNOTSUPP ||
+	    ret == ENOSYS) {
+		union ibv_gid g;
+
+		/* Older kernels or providers: the plain query, no type. */
+		if (ret != EOPNOTSUPP && ret != ENOSYS)
+			return ret;
+		if (ibv_query_gid(ctx, ib_port, index, &g))
+			return errno ? errno : EINVAL;
+		memcpy(gid, g.raw, 16);
+		*gid_type = PP_GID_TYPE_IB;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	memcpy(gid, entry.gid.raw, 16);
+	switch (entry.gid_type) {
+	case IBV_GID_TYPE_ROCE_V1:
+		*gid_type = PP_GID_TYPE_ROCE_V1;
+		break;
+	case IBV_GID_TYPE_ROCE_V2:
+		*gid_type = PP_GID_TYPE_ROCE_V2;
+		break;
+	default:
+		*gid_type = PP_GID_TYPE_IB;
+		break;
+	}
+	return 0;
+}

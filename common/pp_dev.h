@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_dev.h - open an RDMA device and describe what its port can do.
+ */
+#ifndef PP_DEV_H
+#define PP_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pp_err.h"
+
+struct ibv_context;
+
+/* What one side's device and port can do: plain data, built in tests too. */
+struct pp_port_caps {
+	char devname[64];
+	uint8_t ib_port;
+	uint8_t state;	    /* enum ibv_port_state */
+	uint8_t link_layer; /* IBV_LINK_LAYER_* */
+	uint16_t lid;
+	uint32_t active_mtu; /* bytes */
+	uint32_t max_mtu;    /* bytes */
+	uint32_t max_msg_sz; /* port's largest message */
+	uint64_t max_mr_size;
+	uint32_t max_qp_wr;
+	uint32_t max_srq_wr; /* 0: no SRQ */
+	uint32_t max_qp;
+	uint32_t max_cqe;
+	int gid_tbl_len;
+	bool xrc; /* IBV_DEVICE_XRC */
+};
+
+/**
+ * pp_dev_open() - open a device by name, or the first with an active port
+ * @name: device name (-d); NULL: the first device whose @ib_port is active
+ * @ib_port: port number, for the choice when @name is NULL
+ * @err: one line naming the cause; for an unknown name it lists the devices
+ *       that exist
+ *
+ * Return: the context, or NULL with errno ENODEV (no such device, or none at
+ * all), ENETDOWN (no device with @ib_port active) or another errno.
+ */
+struct ibv_context *pp_dev_open(const char *name, uint8_t ib_port,
+				struct pp_err *err);
+
+/**
+ * pp_dev_query() - describe @ctx's port @ib_port
+ * @ctx: open device
+ * @ib_port: port number
+ * @caps: filled
+ * @err: one line naming the cause ("port 2 of rxe0 does not exist ...")
+ *
+ * Return: 0; EINVAL (no such port); ENETDOWN (port not active); another errno
+ * from the queries.
+ */
+int pp_dev_query(struct ibv_context *ctx, uint8_t ib_port,
+		 struct pp_port_caps *caps, struct pp_err *err);
+
+/**
+ * pp_dev_gid() - read the GID at @index of @ctx's port and its type
+ * @ctx: open device
+ * @ib_port: port number
+ * @index: GID table index
+ * @gid: the 16 raw bytes
+ * @gid_type: enum pp_gid_type
+ *
+ * Return: 0; EINVAL (index outside the table); ENODATA (the entry is empty);
+ * another errno from the query.
+ */
+int pp_dev_gid(struct ibv_context *ctx, uint8_t ib_port, int index,
+	       uint8_t gid[16], uint8_t *gid_type);
+
+/**
+ * pp_mtu_to_enum() - bytes to enum ibv_mtu
+ * @mtu: 256..4096, a power of two
+ *
+ * Return: the IBV_MTU_* value, or 0 when @mtu is not an IB MTU.
+ */
+int pp_mtu_to_enum(uint32_t mtu);
+
+/**
+ * pp_mtu_from_enum() - enum ibv_mtu to bytes
+ * @mtu: an IBV_MTU_* value
+ *
+ * Return: bytes, or 0 for a value outside the enum.
+ */
+uint32_t pp_mtu_from_enum(int mtu);
+
+#endif /* PP_DEV_H */

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_hs.c - the handshake: HELLO, ADDRS, READY and DONE over the TCP
+ * connection, and the pure rules by which the server adopts or refuses the
+ * client's parameters.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pp_hs.h"
+#include "pp_sock.h"
+#include "pp_time.h"
+
+/* IBV_LINK_LAYER_* without including verbs.h: pp_hs never calls verbs. */
+enum {
+	PP_LL_UNSPECIFIED = 0,
+	PP_LL_INFINIBAND = 1,
+	PP_LL_ETHERNET = 2,
+};
+
+const char *pp_peer_name(const struct pp_conn *c)
+{
+	return c->is_server ? "client" : "server";
+}
+
+static const char *msg_name(unsigned int type)
+{
+	switch (type) {
+	case PP_MSG_HELLO:
+		return "HELLO";
+	case PP_MSG_ADDRS:
+		return "ADDRS";
+	case PP_MSG_READY:
+		return "READY";
+	case PP_MSG_DONE:
+		return "DONE";
+	case PP_MSG_ERROR:
+		return "ERROR";
+	}
+	return "an unknown message";
+}
+
+static const char *link_layer_name(unsigned int ll)
+{
+	switch (ll) {
+	case PP_LL_INFINIBAND:
+		return "InfiniBand";
+	case PP_LL_ETHERNET:
+		return "Ethernet";
+	}
+	return "unspecified";
+}
+
+static const char *on_off(bool on)
+{
+	return on ? "on" : "off";
+}
+
+void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
+		    int gid_index, uint8_t gid_type, struct pp_hello *h)
+{
+	*h = (struct pp_hello){
+		.tool = (uint8_t)o->tool,
+		.transport = (uint8_t)o->transport,
+		.flags = o->validate ? PP_F_VALIDATE : 0,
+		.mtu = o->mtu,
+		.size = o->size,
+		.iters = o->iters,
+		.rx_depth = o->rx_depth,
+		.num_qps = o->num_qps,
+		.sl = (uint8_t)o->sl,
+		.link_layer = caps->link_layer,
+		.active_mtu = (uint16_t)caps->active_mtu,
+		.gid_index = gid_index < 0 ? PP_GID_INDEX_NONE :
+					     (uint16_t)gid_index,
+		.gid_type = gid_type,
+	};
+}
+
+/* Receives of SRQ and XRC runs are posted to shared receive queues. */
+static bool uses_srq(unsigned int transport)
+{
+	return transport == PP_TR_SRQ || transport == PP_TR_XRC;
+}
+
+int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
+		   struct pp_err *err)
+{
+	const char *dev = caps->devname;
+	uint32_t mtu;
+
+	if (h->mtu && caps->active_mtu && h->mtu > caps->active_mtu) {
+		pp_err_set(
+			err,
+			"MTU: %u asked, port %s:%u active MTU %u (use -m %u or less)",
+			h->mtu, dev, caps->ib_port, caps->active_mtu,
+			caps->active_mtu);
+		return EINVAL;
+	}
+	if (caps->max_msg_sz && h->size > caps->max_msg_sz) {
+		pp_err_set(
+			err,
+			"size: %llu asked, port %s:%u largest message %u (use -s %u or less)",
+			(unsigned long long)h->size, dev, caps->ib_port,
+			caps->max_msg_sz, caps->max_msg_sz);
+		return EINVAL;
+	}
+	if (caps->max_mr_size && h->size > caps->max_mr_size) {
+		pp_err_set(
+			err,
+			"size: %llu asked, device %s largest MR %llu (use -s %llu or less)",
+			(unsigned long long)h->size, dev,
+			(unsigned long long)caps->max_mr_size,
+			(unsigned long long)caps->max_mr_size);
+		return EINVAL;
+	}
+	if (h->transport == PP_TR_XRC && !caps->xrc) {
+		pp_err_set(err, "XRC: not supported by device %s", dev);
+		return EINVAL;
+	}
+	if (uses_srq(h->transport)) {
+		if (!caps->max_srq_wr) {
+			pp_err_set(err, "SRQ: not supported by device %s", dev);
+			return EINVAL;
+		}
+		if (h->rx_depth > caps->max_srq_wr) {
+			pp_err_set(
+				err,
+				"rx depth: %u asked, device %s max SRQ WRs %u (use -r %u or less)",
+				h->rx_depth, dev, caps->max_srq_wr,
+				caps->max_srq_wr);
+			return EINVAL;
+		}
+	} else if (caps->max_qp_wr && h->rx_depth > caps->max_qp_wr) {
+		pp_err_set(
+			err,
+			"rx depth: %u asked, device %s max QP WRs %u (use -r %u or less)",
+			h->rx_depth, dev, caps->max_qp_wr, caps->max_qp_wr);
+		return EINVAL;
+	}
+	if (caps->max_qp && h->num_qps > caps->max_qp) {
+		pp_err_set(
+			err,
+			"QPs: %u asked, device %s max QPs %u (use -q %u or less)",
+			h->num_qps, dev, caps->max_qp, caps->max_qp);
+		return EINVAL;
+	}
+	mtu = h->mtu ? h->mtu : caps->active_mtu;
+	if (h->transport == PP_TR_UD && mtu && h->size > mtu) {
+		pp_err_set(
+			err,
+			"size: %llu is larger than the MTU %u (UD messages must fit in one MTU; use -s %u or less)",
+			(unsigned long long)h->size, mtu, mtu);
+		return EINVAL;
+	}
+	return 0;
+}
+
+/* Does @tr belong to @tool?  rc_pingpong runs RC or (--uc) UC. */
+static bool tool_has_transport(unsigned int tool, unsigned int tr)
+{
+	switch (tool) {
+	case PP_TOOL_RC:
+		return tr == PP_TR_RC || tr == PP_TR_UC;
+	case PP_TOOL_UD:
+		return tr == PP_TR_UD;
+	case PP_TOOL_SRQ:
+		return tr == PP_TR_SRQ;
+	case PP_TOOL_XRC:
+		return tr == PP_TR_XRC;
+	}
+	return false;
+}
+
+static bool is_set(const struct pp_opts *o, enum pp_opt_id id)
+{
+	return o->set & (1u << id);
+}
+
+/* An option the server set explicitly must equal the client's. */
+static int check_explicit(const struct pp_opts *srv, const struct pp_hello *cl,
+			  struct pp_err *err)
+{
+	bool cl_validate = cl->flags & PP_F_VALIDATE;
+
+	if (is_set(srv, PP_OPT_SIZE) && cl->size != srv->size) {
+		pp_err_set(err, "size: client %llu, server %llu",
+			   (unsigned long long)cl->size,
+			   (unsigned long long)srv->size);
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_ITERS) && cl->iters != srv->iters) {
+		pp_err_set(err, "iterations: client %llu, server %llu",
+			   (unsigned long long)cl->iters,
+			   (unsigned long long)srv->iters);
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_MTU) && cl->mtu != srv->mtu) {
+		if (!cl->mtu)
+			pp_err_set(err, "MTU: client auto, server %u",
+				   srv->mtu);
+		else
+			pp_err_set(err, "MTU: client %u, server %u", cl->mtu,
+				   srv->mtu);
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_RX_DEPTH) && cl->rx_depth != srv->rx_depth) {
+		pp_err_set(err, "rx depth: client %u, server %u", cl->rx_depth,
+			   srv->rx_depth);
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_NUM_QPS) && cl->num_qps != srv->num_qps) {
+		pp_err_set(err, "QPs: client %u, server %u", cl->num_qps,
+			   srv->num_qps);
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_SL) && cl->sl != srv->sl) {
+		pp_err_set(err, "SL: client %u, server %u", cl->sl, srv->sl);
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_UC) && cl->transport != srv->transport) {
+		pp_err_set(err, "transport: client %s, server %s",
+			   pp_transport_name(cl->transport),
+			   pp_transport_name(srv->transport));
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_CHECK) && cl_validate != srv->validate) {
+		pp_err_set(err, "data validation: client %s, server %s",
+			   on_off(cl_validate), on_off(srv->validate));
+		return EINVAL;
+	}
+	return 0;
+}
+
+int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
+		   const struct pp_hello *mine, const struct pp_hello *client,
+		   struct pp_hello *agreed, struct pp_err *err)
+{
+	struct pp_hello h;
+	uint32_t path_mtu;
+	int rc;
+
+	if (client->tool != srv->tool) {
+		pp_err_set(err, "transport binary: client %s, server %s",
+			   pp_tool_name(client->tool), pp_tool_name(srv->tool));
+		return EINVAL;
+	}
+	if (!tool_has_transport(srv->tool, client->transport)) {
+		pp_err_set(err, "transport: client %s, server %s",
+			   pp_transport_name(client->transport),
+			   pp_transport_name(srv->transport));
+		return EINVAL;
+	}
+	rc = check_explicit(srv, client, err);
+	if (rc)
+		return rc;
+
+	if (client->mtu) {
+		if (client->active_mtu && client->mtu > client->active_mtu) {
+			pp_err_set(
+				err,
+				"MTU: client asks %u, client port active MTU %u",
+				client->mtu, client->active_mtu);
+			return EINVAL;
+		}
+		if (caps->active_mtu && client->mtu > caps->active_mtu) {
+			pp_err_set(
+				err,
+				"MTU: client asks %u, server port active MTU %u",
+				client->mtu, caps->active_mtu);
+			return EINVAL;
+		}
+		path_mtu = client->mtu;
+	} else {
+		path_mtu = client->active_mtu;
+		if (!path_mtu ||
+		    (caps->active_mtu && caps->active_mtu < path_mtu))
+			path_mtu = caps->active_mtu;
+	}
+
+	h = *client;
+	h.mtu = path_mtu;
+	rc = pp_hello_check(&h, caps, err);
+	if (rc)
+		return rc;
+	if (client->link_layer && caps->link_layer &&
+	    client->link_layer != caps->link_layer) {
+		pp_err_set(err, "link layer: client %s, server %s",
+			   link_layer_name(client->link_layer),
+			   link_layer_name(caps->link_layer));
+		return EINVAL;
+	}
+
+	h.link_layer = mine->link_layer;
+	h.active_mtu = mine->active_mtu;
+	h.gid_index = mine->gid_index;
+	h.gid_type = mine->gid_type;
+	*agreed = h;
+	pp_err_clear(err);
+	return 0;
+}
+
+/* "5 s", or "300 ms" when the timeout is not whole seconds. */
+static void fmt_timeout(char *buf, size_t len, int ms)
+{
+	if (ms >= 1000 && ms % 1000 == 0)
+		snprintf(buf, len, "%d s", ms / 1000);
+	else
+		snprintf(buf, len, "%d ms", ms);
+}
+
+int pp_hs_send(const struct pp_conn *c, const struct pp_msg *m,
+	       struct pp_err *err)
+{
+	uint8_t buf[PP_WIRE_MAX_MSG];
+	size_t len;
+	int rc;
+
+	rc = pp_wire_encode(m, buf, sizeof(buf), &len);
+	if (!rc)
+		rc = pp_sock_write_all(c->fd, buf, len,
+				       pp_deadline(c->timeout_ms));
+	if (rc == ETIMEDOUT)
+		pp_err_set(
+			err,
+			"sending %s to the %s failed: %s (is the peer stuck? raise -T/--timeout)",
+			msg_name(m->type), pp_peer_name(c), strerror(rc));
+	else if (rc)
+		pp_err_set(err, "sending %s to the %s failed: %s",
+			   msg_name(m->type), pp_peer_name(c), strerror(rc));
+	return rc;
+}
+
+/* The message of a failed read of a message of @type. */
+static void recv_err(const struct pp_conn *c, int rc, unsigned int type,
+		     struct pp_err *err)
+{
+	char t[32];
+
+	if (rc == ETIMEDOUT) {
+		fmt_timeout(t, sizeof(t), c->timeout_ms);
+		pp_err_set(
+			err,
+			"no %s from the %s within %s (is the peer running? raise -T/--timeout)",
+			msg_name(type), pp_peer_name(c), t);
+	} else if (rc == ECONNRESET) {
+		pp_err_set(err,
+			   "the %s closed the connection before sending %s",
+			   pp_peer_name(c), msg_name(type));
+	} else {
+		pp_err_set(err, "receiving %s from the %s failed: %s",
+			   msg_name(type), pp_peer_name(c), strerror(rc));
+	}
+}
+
+/* The peer's ERROR: its text is the line to report, as the peer does. */
+static int remote_error(const struct pp_msg *m, struct pp_err *err)
+{
+	if (m->u.error.text[0])
+		pp_err_set(err, "%s", m->u.error.text);
+	else
+		pp_err_set(err, "the peer stopped with error %u",
+			   m->u.error.code);
+	if (err)
+		err->remote = true;
+	return ECONNABORTED;
+}
+
+/* A header of another version: its ERROR is still readable; else name both. */
+static int other_version(const struct pp_conn *c, const struct pp_hdr *hdr,
+			 int64_t deadline, struct pp_msg *m, struct pp_err *err)
+{
+	uint8_t body[PP_WIRE_ERROR_LEN];
+	const char *why;
+	unsigned int cl, sv;
+
+	if (hdr->type == PP_MSG_ERROR && hdr->len == PP_WIRE_ERROR_LEN &&
+	    !pp_sock_read_all(c->fd, body, sizeof(body), deadline) &&
+	    !pp_wire_decode_body(hdr, body, m, &why))
+		return remote_error(m, err);
+
+	cl = c->is_server ? hdr->version : PP_WIRE_VERSION;
+	sv = c->is_server ? PP_WIRE_VERSION : hdr->version;
+	pp_err_set(err, "protocol version: client %u, server %u", cl, sv);
+	return EPROTONOSUPPORT;
+}
+
+int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
+	       struct pp_err *err)
+{
+	int64_t deadline = pp_deadline(c->timeout_ms);
+	uint8_t buf[PP_WIRE_MAX_MSG];
+	const char *why = "";
+	struct pp_hdr hdr;
+	int rc;
+
+	rc = pp_sock_read_all(c->fd, buf, PP_WIRE_HDR_LEN, deadline);
+	if (rc) {
+		recv_err(c, rc, type, err);
+		return rc;
+	}
+	rc = pp_wire_decode_hdr(buf, &hdr, &why);
+	if (rc == EPROTONOSUPPORT)
+		return other_version(c, &hdr, deadline, m, err);
+	if (rc) {
+		pp_err_set(err, "bad %s from the %s: %s", msg_name(type),
+			   pp_peer_name(c), why);
+		return rc;
+	}
+	if (hdr.len > PP_WIRE_MAX_BODY) { /* decode_hdr promises otherwise */
+		pp_err_set(err, "bad %s from the %s: body of %u bytes",
+			   msg_name(type), pp_peer_name(c), hdr.len);
+		return EBADMSG;
+	}
+	if (hdr.len) {
+		rc = pp_sock_read_all(c->fd, buf + PP_WIRE_HDR_LEN, hdr.len,
+				      deadline);
+		if (rc) {
+			recv_err(c, rc, type, err);
+			return rc;
+		}
+	}
+	if (hdr.type != type && hdr.type != PP_MSG_ERROR) {
+		pp_err_set(err, "expected %s from the %s, got %s",
+			   msg_name(type), pp_peer_name(c), msg_name(hdr.type));
+		return EPROTO;
+	}
+	rc = pp_wire_decode_body(&hdr, buf + PP_WIRE_HDR_LEN, m, &why);
+	if (rc) {
+		pp_err_set(err, "bad %s from the %s: %s", msg_name(hdr.type),
+			   pp_peer_name(c), why);
+		return rc;
+	}
+	if (m->type == PP_MSG_ERROR)
+		return remote_error(m, err);
+	pp_err_clear(err);
+	return 0;
+}
+
+void pp_hs_send_error(const struct pp_conn *c, int code, const char *text)
+{
+	struct pp_msg m = { .type = PP_MSG_ERROR };
+	size_t i;
+
+	m.u.error.code = code < 0 ? 0 : (uint32_t)code;
+	if (!text || !*text)
+		text = "error";
+	for (i = 0; i < PP_WIRE_TEXT_LEN && text[i]; i++) {
+		unsigned char ch = (unsigned char)text[i];
+
+		m.u.error.text[i] = ch < 0x20 || ch > 0x7e ? '?' : (char)ch;
+	}
+	m.u.error.text[i] = '\0';
+	(void)pp_hs_send(c, &m, NULL);
+}
+
+/* Is a failure of pp_hs_recv() something to tell the peer about? */
+static bool is_protocol_error(int rc)
+{
+	return rc == EPROTO || rc == EBADMSG || rc == EPROTONOSUPPORT;
+}
+
+/* The field of @ans that differs from @asked, or NULL. */
+static const char *answer_differs(const struct pp_hello *asked,
+				  const struct pp_hello *ans)
+{
+	if (ans->tool != asked->tool)
+		return "transport binary";
+	if (ans->transport != asked->transport)
+		return "transport";
+	if (ans->flags != asked->flags)
+		return "data validation";
+	if (ans->size != asked->size)
+		return "size";
+	if (ans->iters != asked->iters)
+		return "iterations";
+	if (ans->rx_depth != asked->rx_depth)
+		return "rx depth";
+	if (ans->num_qps != asked->num_qps)
+		return "QPs";
+	if (ans->sl != asked->sl)
+		return "SL";
+	if (!ans->mtu || !pp_mtu_valid(ans->mtu) ||
+	    (asked->mtu && ans->mtu != asked->mtu))
+		return "MTU";
+	return NULL;
+}
+
+int pp_hs_client_hello(const struct pp_conn *c, const struct pp_hello *mine,
+		       struct pp_hello *agreed, struct pp_err *err)
+{
+	struct pp_msg m = { .type = PP_MSG_HELLO, .u.hello = *mine };
+	const char *field;
+	int rc;
+
+	rc = pp_hs_send(c, &m, err);
+	if (rc)
+		return rc;
+	rc = pp_hs_recv(c, PP_MSG_HELLO, &m, err);
+	if (rc) {
+		if (is_protocol_error(rc))
+			pp_hs_send_error(c, rc, err ? err->msg : NULL);
+		return rc;
+	}
+	field = answer_differs(mine, &m.u.hello);
+	if (field) {
+		pp_err_set(err, "server answered with other parameters: %s",
+			   field);
+		pp_hs_send_error(c, EPROTO, err ? err->msg : field);
+		return EPROTO;
+	}
+	*agreed = m.u.hello;
+	return 0;
+}
+
+int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
+		       const struct pp_port_caps *caps,
+		       const struct pp_hello *mine, struct pp_hello *agreed,
+		       struct pp_err *err)
+{
+	struct pp_err e = { .msg = "" };
+	struct pp_msg m;
+	int rc;
+
+	/* A local pp_err so the line can be sent even when @err is NULL. */
+	rc = pp_hs_recv(c, PP_MSG_HELLO, &m, &e);
+	if (rc) {
+		if (is_protocol_error(rc))
+			pp_hs_send_error(c, rc, e.msg);
+		goto out;
+	}
+	rc = pp_hello_adopt(srv, caps, mine, &m.u.hello, agreed, &e);
+	if (rc) {
+		pp_hs_send_error(c, rc, e.msg);
+		goto out;
+	}
+	m = (struct pp_msg){ .type = PP_MSG_HELLO, .u.hello = *agreed };
+	rc = pp_hs_send(c, &m, &e);
+out:
+	if (err)
+		*err = e;
+	return rc;
+}
+
+int pp_hs_exchange_addrs(const struct pp_conn *c, const struct pp_addr *mine,
+			 struct pp_addr *theirs, uint32_t n, struct pp_err *err)
+{
+	struct pp_msg m = { .type = PP_MSG_ADDRS };
+	struct pp_err e = { .msg = "" };
+	int rc;
+
+	if (n < 1 || n > PP_MAX_QPS) {
+		pp_err_set(err, "cannot send %u QP addresses (1..%u)", n,
+			   PP_MAX_QPS);
+		return EINVAL;
+	}
+	m.u.addrs.count = n;
+	memcpy(m.u.addrs.addr, mine, n * sizeof(*mine));
+
+	if (!c->is_server) {
+		rc = pp_hs_send(c, &m, &e);
+		if (rc)
+			goto out;
+	}
+	rc = pp_hs_recv(c, PP_MSG_ADDRS, &m, &e);
+	if (rc) {
+		if (is_protocol_error(rc))
+			pp_hs_send_error(c, rc, e.msg);
+		goto out;
+	}
+	if (m.u.addrs.count != n) {
+		pp_err_set(&e, "the %s sent %u QP addresses, expected %u",
+			   pp_peer_name(c), m.u.addrs.count, n);
+		pp_hs_send_error(c, EPROTO, e.msg);
+		rc = EPROTO;
+		goto out;
+	}
+	memcpy(theirs, m.u.addrs.addr, n * sizeof(*theirs));
+	if (c->is_server) {
+		m.type = PP_MSG_ADDRS;
+		m.u.addrs.count = n;
+		memcpy(m.u.addrs.addr, mine, n * sizeof(*mine));
+		rc = pp_hs_send(c, &m, &e);
+	}
+out:
+	if (err)
+		*err = e;
+	return rc;
+}
+
+int pp_hs_sync(const struct pp_conn *c, struct pp_err *err)
+{
+	struct pp_msg m = { .type = PP_MSG_READY };
+	int rc;
+
+	rc = pp_hs_send(c, &m, err);
+	if (rc)
+		return rc;
+	return pp_hs_recv(c, PP_MSG_READY, &m, err);
+}
+
+int pp_hs_done(const struct pp_conn *c, const struct pp_done *mine,
+	       struct pp_done *theirs, struct pp_err *err)
+{
+	struct pp_msg m = { .type = PP_MSG_DONE, .u.done = *mine };
+	int rc;
+
+	if (!c->is_server) {
+		rc = pp_hs_send(c, &m, err);
+		if (rc)
+			return rc;
+	}
+	rc = pp_hs_recv(c, PP_MSG_DONE, &m, err);
+	if (rc)
+		return rc;
+	*theirs = m.u.done;
+	if (c->is_server) {
+		m = (struct pp_msg){ .type = PP_MSG_DONE, .u.done = *mine };
+		rc = pp_hs_send(c, &m, err);
+	}
+	return rc;
+}

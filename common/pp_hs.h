@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_hs.h - the handshake: who says what, in which order, and what each side
+ * checks.  The bytes are pp_wire.h's; the sockets are pp_sock.h's.
+ *
+ *   client                              server
+ *   HELLO (its options, its port)  ->
+ *                                  <-   HELLO (adopted options, its port,
+ *                                             agreed path MTU) or ERROR
+ *   ADDRS (its QPs)                ->
+ *                                  <-   ADDRS (its QPs)
+ *   READY                          ->   (each side: QPs at RTS, receives
+ *                                  <-   READY  posted)
+ *   ...... ping-pong over RDMA; either side may send ERROR at any time ......
+ *   DONE                           ->
+ *                                  <-   DONE
+ *
+ * The server adopts the client's parameters, except where its own command line
+ * set an option explicitly: a difference there is a mismatch.  A mismatch, a
+ * decode error or a limit of the server's port is sent to the client as ERROR,
+ * and both sides report the same line.
+ */
+#ifndef PP_HS_H
+#define PP_HS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pp_dev.h"
+#include "pp_err.h"
+#include "pp_opts.h"
+#include "pp_wire.h"
+
+/* One side's end of the TCP connection. */
+struct pp_conn {
+	int fd;
+	bool is_server;
+	int timeout_ms; /* for each message of the handshake */
+};
+
+/**
+ * pp_peer_name() - what the peer of @c is called in messages
+ * @c: the connection
+ *
+ * Return: "client" on the server, "server" on the client.
+ */
+const char *pp_peer_name(const struct pp_conn *c);
+
+/**
+ * pp_hello_build() - the HELLO this side sends
+ * @o: this side's options
+ * @caps: this side's port
+ * @gid_index: the GID index in use, or -1
+ * @gid_type: enum pp_gid_type of that GID
+ * @h: filled
+ */
+void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
+		    int gid_index, uint8_t gid_type, struct pp_hello *h);
+
+/**
+ * pp_hello_check() - can the port @caps run what @h asks for?
+ * @h: the parameters asked for (from the command line, or from the client)
+ * @caps: the port that has to run them
+ * @err: one line naming the field and both values
+ *       ("MTU: 4096 asked, port rxe0:1 active MTU 1024")
+ *
+ * A pure function: used by each side on its own options before it connects,
+ * and by the server on the client's HELLO.
+ *
+ * Return: 0, or EINVAL with @err set.
+ */
+int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
+		   struct pp_err *err);
+
+/**
+ * pp_hello_adopt() - the server's answer to a client's HELLO
+ * @srv: the server's options (only the explicitly set ones constrain)
+ * @caps: the server's port
+ * @mine: the server's own HELLO (its port fields are copied into @agreed)
+ * @client: the client's HELLO
+ * @agreed: the client's parameters, with the path MTU in @agreed->mtu (the
+ *          client's -m, or the smaller of the two active MTUs)
+ * @err: one line naming the field and both values ("size: client 4096,
+ *       server 1024"; "transport binary: client ud_pingpong, server
+ *       rc_pingpong")
+ *
+ * A pure function, so every rule is unit-tested without sockets.
+ *
+ * Return: 0, or EINVAL with @err set.
+ */
+int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
+		   const struct pp_hello *mine, const struct pp_hello *client,
+		   struct pp_hello *agreed, struct pp_err *err);
+
+/**
+ * pp_hs_send() - encode and send one message
+ * @c: the connection
+ * @m: the message
+ * @err: one line on failure
+ *
+ * Return: 0; EINVAL (a field cannot be encoded); ETIMEDOUT; EPIPE/ECONNRESET.
+ */
+int pp_hs_send(const struct pp_conn *c, const struct pp_msg *m,
+	       struct pp_err *err);
+
+/**
+ * pp_hs_recv() - receive one message of type @type
+ * @c: the connection
+ * @type: the type expected
+ * @m: the message
+ * @err: one line on failure; for an ERROR from the peer, its text with
+ *       @err->remote set
+ *
+ * Return: 0; ECONNABORTED (the peer sent ERROR); EPROTO/EBADMSG (undecodable,
+ * or another type); EPROTONOSUPPORT (another protocol version: @err names
+ * both); ETIMEDOUT; ECONNRESET (the peer closed the connection).
+ */
+int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
+	       struct pp_err *err);
+
+/**
+ * pp_hs_send_error() - tell the peer why this side stops (best effort)
+ * @c: the connection
+ * @code: an errno value
+ * @text: one line; cut to PP_WIRE_TEXT_LEN, control characters replaced
+ */
+void pp_hs_send_error(const struct pp_conn *c, int code, const char *text);
+
+/**
+ * pp_hs_client_hello() - the client's first exchange
+ * @c: the connection
+ * @mine: the client's HELLO
+ * @agreed: the server's answer: parameters adopted, the path MTU, and the
+ *          server's port fields
+ * @err: one line on failure
+ *
+ * Return: 0; ECONNABORTED (the server refused: @err->remote); EPROTO (the
+ * answer differs from what was asked); errors of pp_hs_recv().
+ */
+int pp_hs_client_hello(const struct pp_conn *c, const struct pp_hello *mine,
+		       struct pp_hello *agreed, struct pp_err *err);
+
+/**
+ * pp_hs_server_hello() - the server's first exchange
+ * @c: the connection
+ * @srv: the server's options
+ * @caps: the server's port
+ * @mine: the server's own HELLO
+ * @agreed: the parameters of the run (pp_hello_adopt())
+ * @err: one line on failure, also sent to the client as ERROR
+ *
+ * Return: 0; EINVAL (a mismatch or a limit); errors of pp_hs_recv().
+ */
+int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
+		       const struct pp_port_caps *caps,
+		       const struct pp_hello *mine, struct pp_hello *agreed,
+		       struct pp_err *err);
+
+/**
+ * pp_hs_exchange_addrs() - send this side's QP addresses, receive the peer's
+ * @c: the connection (the client sends first)
+ * @mine: this side's @n addresses
+ * @theirs: the peer's @n addresses
+ * @n: number of QPs, 1..PP_MAX_QPS, the same on both sides
+ * @err: one line on failure
+ *
+ * Return: 0; EPROTO (the peer sent another count); errors of pp_hs_send()
+ * and pp_hs_recv().
+ */
+int pp_hs_exchange_addrs(const struct pp_conn *c, const struct pp_addr *mine,
+			 struct pp_addr *theirs, uint32_t n,
+			 struct pp_err *err);
+
+/**
+ * pp_hs_sync() - send READY, wait for the peer's READY
+ * @c: the connection
+ * @err: one line on failure
+ *
+ * Return: 0, or errors of pp_hs_send() and pp_hs_recv().
+ */
+int pp_hs_sync(const struct pp_conn *c, struct pp_err *err);
+
+/**
+ * pp_hs_done() - exchange DONE at the end of the run
+ * @c: the connection (the client sends first)
+ * @mine: this side's result
+ * @theirs: the peer's result
+ * @err: one line on failure
+ *
+ * Return: 0, or errors of pp_hs_send() and pp_hs_recv().
+ */
+int pp_hs_done(const struct pp_conn *c, const struct pp_done *mine,
+	       struct pp_done *theirs, struct pp_err *err);
+
+#endif /* PP_HS_H */

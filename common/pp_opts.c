@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_opts.c - the command line of every tool, driven by one option table.
+ *
+ * opt_table[] is the only list of options: the getopt_long tables of a tool
+ * are built from it at parse time, and so is the --help text, whose defaults
+ * come from pp_opts_init().
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "pp_opts.h"
+
+#define TOOL_BIT(t) (1u << (t))
+#define TOOLS_ALL                                                              \
+	(TOOL_BIT(PP_TOOL_RC) | TOOL_BIT(PP_TOOL_UD) | TOOL_BIT(PP_TOOL_SRQ) | \
+	 TOOL_BIT(PP_TOOL_XRC))
+
+/* getopt_long's val of a long option: above every short letter. */
+#define LONG_VAL_BASE 256
+
+/* The usage text: help starts at this column (or later) and wraps at 79. */
+#define USAGE_HELP_COL 24
+#define USAGE_MAX_COLS 79
+
+#define TCP_PORT_MAX 65535U
+#define IB_PORT_MAX 255U
+
+enum opt_kind {
+	OPT_FLAG, /* no value */
+	OPT_NUM,  /* a number within [min, max] */
+	OPT_MTU,  /* a number that pp_mtu_valid() accepts */
+	OPT_STR,  /* a non-empty string */
+};
+
+struct opt_def {
+	enum pp_opt_id id;
+	const char *name; /* long name, without "--" */
+	char letter;	  /* short letter, or 0 for long only */
+	const char *arg;  /* argument name in --help; NULL for flags */
+	enum opt_kind kind;
+	unsigned int tools; /* TOOL_BIT()s of the tools that accept it */
+	uint64_t min;
+	uint64_t max;
+	bool suffixes; /* K, M, G allowed */
+	const char *help;
+	const char *unset; /* the default, when pp_opts_init() leaves it unset */
+};
+
+static const struct opt_def opt_table[] = {
+	{
+		.id = PP_OPT_PORT,
+		.name = "port",
+		.letter = 'p',
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = TCP_PORT_MAX,
+		.help = "TCP port of the handshake",
+	},
+	{
+		.id = PP_OPT_IB_DEV,
+		.name = "ib-dev",
+		.letter = 'd',
+		.arg = "NAME",
+		.kind = OPT_STR,
+		.tools = TOOLS_ALL,
+		.help = "RDMA device",
+		.unset = "first device with an active port",
+	},
+	{
+		.id = PP_OPT_IB_PORT,
+		.name = "ib-port",
+		.letter = 'i',
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = IB_PORT_MAX,
+		.help = "port of the RDMA device",
+	},
+	{
+		.id = PP_OPT_SIZE,
+		.name = "size",
+		.letter = 's',
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = PP_MIN_SIZE,
+		.max = PP_MAX_SIZE,
+		.suffixes = true,
+		.help = "message size in bytes",
+	},
+	{
+		.id = PP_OPT_MTU,
+		.name = "mtu",
+		.letter = 'm',
+		.arg = "N",
+		.kind = OPT_MTU,
+		.tools = TOOLS_ALL & ~TOOL_BIT(PP_TOOL_UD),
+		.min = 256,
+		.max = 4096,
+		.help = "path MTU: 256, 512, 1024, 2048 or 4096",
+		.unset = "the smaller active MTU of the two ports",
+	},
+	{
+		.id = PP_OPT_RX_DEPTH,
+		.name = "rx-depth",
+		.letter = 'r',
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = PP_MAX_RX_DEPTH,
+		.help = "receives posted ahead",
+	},
+	{
+		.id = PP_OPT_ITERS,
+		.name = "iters",
+		.letter = 'n',
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = PP_MAX_ITERS,
+		.help = "number of exchanges",
+	},
+	{
+		.id = PP_OPT_SL,
+		.name = "sl",
+		.letter = 'l',
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 0,
+		.max = PP_MAX_SL,
+		.help = "service level",
+	},
+	{
+		.id = PP_OPT_EVENTS,
+		.name = "events",
+		.letter = 'e',
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "sleep on completion events instead of polling",
+	},
+	{
+		.id = PP_OPT_GID_IDX,
+		.name = "gid-idx",
+		.letter = 'g',
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 0,
+		.max = PP_MAX_GID_IDX,
+		.help = "local GID index, needed for RoCE",
+		.unset = "none",
+	},
+	{
+		.id = PP_OPT_CHECK,
+		.name = "chk",
+		.letter = 'c',
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "fill and check the data of every message",
+	},
+	{
+		.id = PP_OPT_NUM_QPS,
+		.name = "num-qp",
+		.letter = 'q',
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOL_BIT(PP_TOOL_SRQ) | TOOL_BIT(PP_TOOL_XRC),
+		.min = 1,
+		.max = PP_MAX_QPS,
+		.help = "number of QPs",
+	},
+	{
+		.id = PP_OPT_UC,
+		.name = "uc",
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC),
+		.help = "use UC QPs instead of RC",
+	},
+	{
+		.id = PP_OPT_BIND,
+		.name = "bind",
+		.letter = 'b',
+		.arg = "ADDR",
+		.kind = OPT_STR,
+		.tools = TOOLS_ALL,
+		.help = "address the server listens on",
+		.unset = "any",
+	},
+	{
+		.id = PP_OPT_TIMEOUT,
+		.name = "timeout",
+		.letter = 'T',
+		.arg = "SEC",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = PP_MAX_TIMEOUT_S,
+		.help = "seconds to wait for the peer at each step",
+	},
+	{
+		.id = PP_OPT_HELP,
+		.name = "help",
+		.letter = 'h',
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "show this help and exit",
+	},
+};
+
+#define OPT_TABLE_LEN (sizeof(opt_table) / sizeof(opt_table[0]))
+_Static_assert(OPT_TABLE_LEN == PP_OPT_COUNT,
+	       "one table row per enum pp_opt_id");
+
+static bool opt_accepted(const struct opt_def *d, enum pp_tool tool)
+{
+	return tool >= PP_TOOL_RC && tool <= PP_TOOL_XRC &&
+	       (d->tools & TOOL_BIT(tool));
+}
+
+/* "-s/--size" or "--uc": how messages name an option. */
+static const char *opt_label(const struct opt_def *d, char *buf, size_t len)
+{
+	if (d->letter)
+		snprintf(buf, len, "-%c/--%s", d->letter, d->name);
+	else
+		snprintf(buf, len, "--%s", d->name);
+	return buf;
+}
+
+/* The option of @tool that getopt_long reported as @val (letter or long). */
+static const struct opt_def *opt_by_val(int val, enum pp_tool tool)
+{
+	size_t i;
+
+	for (i = 0; i < OPT_TABLE_LEN; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		if (!opt_accepted(d, tool))
+			continue;
+		if (val == LONG_VAL_BASE + (int)d->id ||
+		    (d->letter && val == d->letter))
+			return d;
+	}
+	return NULL;
+}
+
+void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog)
+{
+	memset(o, 0, sizeof(*o));
+	o->tool = tool;
+	o->prog = prog;
+	switch (tool) {
+	case PP_TOOL_UD:
+		o->transport = PP_TR_UD;
+		break;
+	case PP_TOOL_SRQ:
+		o->transport = PP_TR_SRQ;
+		break;
+	case PP_TOOL_XRC:
+		o->transport = PP_TR_XRC;
+		break;
+	case PP_TOOL_RC:
+	default:
+		o->transport = PP_TR_RC;
+		break;
+	}
+	o->port = 18515;
+	o->ib_port = 1;
+	/* UD: one datagram must fit the path MTU; RoCE on 1500 Ethernet: 1024 */
+	o->size = tool == PP_TOOL_UD ? 1024 : 4096;
+	o->mtu = 0;
+	o->rx_depth = 500;
+	o->iters = 1000;
+	o->sl = 0;
+	o->gid_index = -1;
+	o->num_qps = tool == PP_TOOL_SRQ ? 16 : 1;
+	o->timeout_ms = 5 * 1000;
+}
+
+/*
+ * The value of option @id in @o, as the user would type it.  False when the
+ * option is a flag or is unset (its default is then the table's @unset text).
+ */
+static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
+{
+	switch (id) {
+	case PP_OPT_PORT:
+		*v = o->port;
+		return true;
+	case PP_OPT_IB_PORT:
+		*v = o->ib_port;
+		return true;
+	case PP_OPT_SIZE:
+		*v = o->size;
+		return true;
+	case PP_OPT_MTU:
+		*v = o->mtu;
+		return o->mtu != 0;
+	case PP_OPT_RX_DEPTH:
+		*v = o->rx_depth;
+		return true;
+	case PP_OPT_ITERS:
+		*v = o->iters;
+		return true;
+	case PP_OPT_SL:
+		*v = o->sl;
+		return true;
+	case PP_OPT_GID_IDX:
+		*v = (uint64_t)o->gid_index;
+		return o->gid_index >= 0;
+	case PP_OPT_NUM_QPS:
+		*v = o->num_qps;
+		return true;
+	case PP_OPT_TIMEOUT:
+		*v = o->timeout_ms / 1000;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Store a number that the table's bounds already checked. */
+static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
+{
+	switch (id) {
+	case PP_OPT_PORT:
+		o->port = (uint32_t)v;
+		break;
+	case PP_OPT_IB_PORT:
+		o->ib_port = (uint32_t)v;
+		break;
+	case PP_OPT_SIZE:
+		o->size = v;
+		break;
+	case PP_OPT_MTU:
+		o->mtu = (uint32_t)v;
+		break;
+	case PP_OPT_RX_DEPTH:
+		o->rx_depth = (uint32_t)v;
+		break;
+	case PP_OPT_ITERS:
+		o->iters = v;
+		break;
+	case PP_OPT_SL:
+		o->sl = (uint32_t)v;
+		break;
+	case PP_OPT_GID_IDX:
+		o->gid_index = (int32_t)v;
+		break;
+	case PP_OPT_NUM_QPS:
+		o->num_qps = (uint32_t)v;
+		break;
+	case PP_OPT_TIMEOUT:
+		o->timeout_ms = (uint32_t)v * 1000;
+		break;
+	default:
+		break;
+	}
+}
+
+static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
+{
+	switch (id) {
+	case PP_OPT_EVENTS:
+		o->use_event = true;
+		break;
+	case PP_OPT_CHECK:
+		o->validate = true;
+		break;
+	case PP_OPT_UC:
+		o->transport = PP_TR_UC;
+		break;
+	case PP_OPT_HELP:
+		o->help = true;
+		break;
+	default:
+		break;
+	}
+}
+
+static int opt_apply(struct pp_opts *o, const struct opt_def *d,
+		     const char *arg, struct pp_err *err)
+{
+	char label[32];
+	uint64_t v;
+	int ret;
+
+	switch (d->kind) {
+	case OPT_FLAG:
+		opt_store_flag(o, d->id);
+		break;
+	case OPT_STR:
+		if (!*arg) {
+			pp_err_set(
+				err,
+				"invalid value '' for %s: expected a non-empty %s",
+				opt_label(d, label, sizeof(label)),
+				d->id == PP_OPT_BIND ? "address" : "name");
+			return EINVAL;
+		}
+		if (d->id == PP_OPT_BIND)
+			o->bind_addr = arg;
+		else
+			o->ib_devname = arg;
+		break;
+	case OPT_MTU:
+		ret = pp_parse_u64(arg, false, 0, UINT64_MAX, &v);
+		if (ret == EINVAL) {
+			pp_err_set(
+				err,
+				"invalid value '%s' for %s: expected 256, 512, 1024, 2048 or 4096",
+				arg, opt_label(d, label, sizeof(label)));
+			return EINVAL;
+		}
+		if (ret || v > UINT32_MAX || !pp_mtu_valid((uint32_t)v)) {
+			pp_err_set(
+				err,
+				"%s %s is not an IB MTU: use 256, 512, 1024, 2048 or 4096",
+				opt_label(d, label, sizeof(label)), arg);
+			return EINVAL;
+		}
+		opt_store_num(o, d->id, v);
+		break;
+	case OPT_NUM:
+		ret = pp_parse_u64(arg, d->suffixes, d->min, d->max, &v);
+		if (ret == EINVAL) {
+			pp_err_set(
+				err,
+				"invalid value '%s' for %s: expected a whole number%s",
+				arg, opt_label(d, label, sizeof(label)),
+				d->suffixes ? " (suffix K, M or G allowed)" :
+					      "");
+			return EINVAL;
+		}
+		if (ret) {
+			pp_err_set(err,
+				   "%s %s is out of range: allowed %" PRIu64
+				   "..%" PRIu64,
+				   opt_label(d, label, sizeof(label)), arg,
+				   d->min, d->max);
+			return ret;
+		}
+		opt_store_num(o, d->id, v);
+		break;
+	}
+	o->set |= 1u << d->id;
+	return 0;
+}
+
+/* Fill getopt_long's tables with the options of @tool. */
+static void opt_build(enum pp_tool tool, char *shorts, struct option *longs)
+{
+	size_t i;
+
+	*shorts++ = ':'; /* report a missing value as ':', not '?' */
+	for (i = 0; i < OPT_TABLE_LEN; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		if (!opt_accepted(d, tool))
+			continue;
+		if (d->letter) {
+			*shorts++ = d->letter;
+			if (d->arg)
+				*shorts++ = ':';
+		}
+		*longs++ = (struct option){
+			.name = d->name,
+			.has_arg = d->arg ? required_argument : no_argument,
+			.flag = NULL,
+			.val = LONG_VAL_BASE + (int)d->id,
+		};
+	}
+	*shorts = '\0';
+	*longs = (struct option){ 0 };
+}
+
+/* getopt_long said '?' with optopt 0: an unknown or ambiguous long option. */
+static void opt_unknown_long(const struct pp_opts *o, const char *text,
+			     struct pp_err *err)
+{
+	const char *name = text + 2;
+	size_t len = strcspn(name, "=");
+	char list[256] = "";
+	size_t used = 0;
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < OPT_TABLE_LEN; i++) {
+		const struct opt_def *d = &opt_table[i];
+		int w;
+
+		if (!opt_accepted(d, o->tool) || strncmp(d->name, name, len))
+			continue;
+		w = snprintf(list + used, sizeof(list) - used, "%s--%s",
+			     n ? ", " : "", d->name);
+		if (w > 0 && (size_t)w < sizeof(list) - used)
+			used += (size_t)w;
+		n++;
+	}
+	if (n > 1)
+		pp_err_set(err, "ambiguous option '--%.*s': could be %s",
+			   (int)len, name, list);
+	else
+		pp_err_set(err, "unknown option '--%.*s' for %s (see --help)",
+			   (int)len, name, pp_tool_name(o->tool));
+}
+
+/* getopt_long said '?' (@missing false) or ':' (@missing true). */
+static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
+		    struct pp_err *err)
+{
+	const struct opt_def *d = optopt ? opt_by_val(optopt, o->tool) : NULL;
+	char label[32];
+
+	if (d && missing) {
+		pp_err_set(err, "option %s needs a value",
+			   opt_label(d, label, sizeof(label)));
+	} else if (d) {
+		/* only a long flag given a value: "--uc=1" */
+		pp_err_set(err, "option %s takes no value",
+			   opt_label(d, label, sizeof(label)));
+	} else if (optopt) {
+		if (optopt > 0 && optopt < 127 && optopt > ' ')
+			pp_err_set(err,
+				   "unknown option '-%c' for %s (see --help)",
+				   optopt, pp_tool_name(o->tool));
+		else
+			pp_err_set(err, "unknown option (see --help)");
+	} else {
+		opt_unknown_long(o, argv[optind - 1], err);
+	}
+}
+
+static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
+{
+	if (o->tool == PP_TOOL_SRQ && o->rx_depth < o->num_qps) {
+		pp_err_set(err,
+			   "-r/--rx-depth %" PRIu32
+			   " is smaller than -q/--num-qp %" PRIu32
+			   ": each QP needs a receive; raise -r or lower -q",
+			   o->rx_depth, o->num_qps);
+		return EINVAL;
+	}
+	return 0;
+}
+
+int pp_opts_parse(struct pp_opts *o, int argc, char **argv, struct pp_err *err)
+{
+	char shorts[2 + 2 * OPT_TABLE_LEN];
+	struct option longs[OPT_TABLE_LEN + 1];
+	int c, ret;
+
+	opt_build(o->tool, shorts, longs);
+	optind = 0; /* glibc: a full reset, so we can parse again */
+	opterr = 0; /* our messages, into @err */
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const struct opt_def *d;
+
+		if (c == '?' || c == ':') {
+			opt_bad(o, argv, c == ':', err);
+			return EINVAL;
+		}
+		d = opt_by_val(c, o->tool);
+		if (!d) {
+			pp_err_set(err, "unknown option (see --help)");
+			return EINVAL;
+		}
+		ret = opt_apply(o, d, optarg, err);
+		if (ret)
+			return ret;
+		if (o->help)
+			return 0;
+	}
+
+	if (argc - optind > 1) {
+		pp_err_set(
+			err,
+			"too many arguments: '%s' after host '%s' (give at most one host)",
+			argv[optind + 1], argv[optind]);
+		return EINVAL;
+	}
+	if (argc - optind == 1) {
+		if (!*argv[optind]) {
+			pp_err_set(
+				err,
+				"invalid host '': expected a host name or address");
+			return EINVAL;
+		}
+		o->host = argv[optind];
+	}
+	return opt_check_cross(o, err);
+}
+
+/* Write @text from column @col, wrapping at USAGE_MAX_COLS to @indent. */
+static void usage_wrap(FILE *f, const char *text, int col, int indent)
+{
+	while (*text) {
+		size_t word = strcspn(text, " ");
+
+		if (col > indent && col + 1 + (int)word > USAGE_MAX_COLS) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)word, text);
+		col += (int)word;
+		text += word;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
+void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog)
+{
+	struct pp_opts dflt;
+	char left[64], text[192];
+	int help_col = USAGE_HELP_COL;
+	size_t i;
+	int n;
+
+	pp_opts_init(&dflt, tool, prog);
+	for (i = 0; i < OPT_TABLE_LEN; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		n = snprintf(left, sizeof(left), "  -x, --%s%s%s", d->name,
+			     d->arg ? "=" : "", d->arg ? d->arg : "");
+		if (opt_accepted(d, tool) && n + 2 > help_col)
+			help_col = n + 2;
+	}
+
+	fprintf(f,
+		"Usage:\n"
+		"  %s [options]            start a server and wait for a client\n"
+		"  %s [options] <host>     connect to the server at <host>\n"
+		"\n"
+		"Options:\n",
+		prog, prog);
+	for (i = 0; i < OPT_TABLE_LEN; i++) {
+		const struct opt_def *d = &opt_table[i];
+		uint64_t v;
+
+		if (!opt_accepted(d, tool))
+			continue;
+		if (d->letter)
+			n = snprintf(left, sizeof(left), "  -%c, ", d->letter);
+		else
+			n = snprintf(left, sizeof(left), "      ");
+		n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s%s%s",
+			      d->name, d->arg ? "=" : "", d->arg ? d->arg : "");
+
+		if (opt_value(&dflt, d->id, &v))
+			snprintf(text, sizeof(text), "%s (default %" PRIu64 ")",
+				 d->help, v);
+		else if (d->unset)
+			snprintf(text, sizeof(text), "%s (default: %s)",
+				 d->help, d->unset);
+		else
+			snprintf(text, sizeof(text), "%s", d->help);
+
+		fprintf(f, "%-*s", help_col, left);
+		usage_wrap(f, text, help_col, help_col);
+	}
+}
+
+static int digit_value(char ch, unsigned int base)
+{
+	int v;
+
+	if (ch >= '0' && ch <= '9')
+		v = ch - '0';
+	else if (ch >= 'a' && ch <= 'f')
+		v = ch - 'a' + 10;
+	else if (ch >= 'A' && ch <= 'F')
+		v = ch - 'A' + 10;
+	else
+		return -1;
+	return v < (int)base ? v : -1;
+}
+
+int pp_parse_u64(const char *s, bool suffixes, uint64_t min, uint64_t max,
+		 uint64_t *out)
+{
+	unsigned int base = 10;
+	bool overflow = false;
+	uint64_t v = 0, mult = 1;
+	const char *p = s;
+	int dv;
+
+	if (!s)
+		return EINVAL;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	}
+	if (digit_value(*p, base) < 0)
+		return EINVAL; /* empty, space, sign, or a bare "0x" */
+	for (; (dv = digit_value(*p, base)) >= 0; p++) {
+		if (v > (UINT64_MAX - (uint64_t)dv) / base)
+			overflow = true;
+		else
+			v = v * base + (uint64_t)dv;
+	}
+	if (*p && suffixes) {
+		switch (*p) {
+		case 'K':
+		case 'k':
+			mult = 1ULL << 10;
+			break;
+		case 'M':
+		case 'm':
+			mult = 1ULL << 20;
+			break;
+		case 'G':
+		case 'g':
+			mult = 1ULL << 30;
+			break;
+		default:
+			return EINVAL;
+		}
+		p++;
+	}
+	if (*p)
+		return EINVAL;
+	if (overflow || v > UINT64_MAX / mult)
+		return ERANGE;
+	v *= mult;
+	if (v < min || v > max)
+		return ERANGE;
+	*out = v;
+	return 0;
+}
+
+const char *pp_transport_name(enum pp_transport t)
+{
+	switch (t) {
+	case PP_TR_RC:
+		return "rc";
+	case PP_TR_UC:
+		return "uc";
+	case PP_TR_UD:
+		return "ud";
+	case PP_TR_SRQ:
+		return "srq";
+	case PP_TR_XRC:
+		return "xrc";
+	}
+	return "unknown";
+}
+
+const char *pp_tool_name(enum pp_tool t)
+{
+	switch (t) {
+	case PP_TOOL_RC:
+		return "rc_pingpong";
+	case PP_TOOL_UD:
+		return "ud_pingpong";
+	case PP_TOOL_SRQ:
+		return "srq_pingpong";
+	case PP_TOOL_XRC:
+		return "xrc_pingpong";
+	}
+	return "unknown";
+}
+
+bool pp_mtu_valid(uint32_t mtu)
+{
+	switch (mtu) {
+	case 256:
+	case 512:
+	case 1024:
+	case 2048:
+	case 4096:
+		return true;
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_opts.h - the command line of every tool, driven by one option table.
+ *
+ * One table in pp_opts.c lists every option: its letters, argument name,
+ * bounds, which tools accept it and its help text.  getopt_long's tables, the
+ * --help text and the defaults quoted in the docs all come from it (and from
+ * pp_opts_init() for the defaults), so they cannot drift apart.
+ */
+#ifndef PP_OPTS_H
+#define PP_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pp_err.h"
+
+/* The four binaries.  Values travel on the wire: never renumber. */
+enum pp_tool {
+	PP_TOOL_RC = 1,
+	PP_TOOL_UD = 2,
+	PP_TOOL_SRQ = 3,
+	PP_TOOL_XRC = 4,
+};
+
+/* The transport of a run.  Values travel on the wire: never renumber. */
+enum pp_transport {
+	PP_TR_RC = 1,
+	PP_TR_UC = 2,
+	PP_TR_UD = 3,
+	PP_TR_SRQ = 4, /* RC QPs receiving from one shared receive queue */
+	PP_TR_XRC = 5,
+};
+
+/* Option identifiers; bit (1u << id) of struct pp_opts.set is "given". */
+enum pp_opt_id {
+	PP_OPT_PORT,	 /* -p, --port */
+	PP_OPT_IB_DEV,	 /* -d, --ib-dev */
+	PP_OPT_IB_PORT,	 /* -i, --ib-port */
+	PP_OPT_SIZE,	 /* -s, --size */
+	PP_OPT_MTU,	 /* -m, --mtu */
+	PP_OPT_RX_DEPTH, /* -r, --rx-depth */
+	PP_OPT_ITERS,	 /* -n, --iters */
+	PP_OPT_SL,	 /* -l, --sl */
+	PP_OPT_EVENTS,	 /* -e, --events */
+	PP_OPT_GID_IDX,	 /* -g, --gid-idx */
+	PP_OPT_CHECK,	 /* -c, --chk */
+	PP_OPT_NUM_QPS,	 /* -q, --num-qp (srq, xrc) */
+	PP_OPT_UC,	 /* --uc (rc_pingpong only) */
+	PP_OPT_BIND,	 /* -b, --bind */
+	PP_OPT_TIMEOUT,	 /* -T, --timeout */
+	PP_OPT_HELP,	 /* -h, --help */
+	PP_OPT_COUNT
+};
+
+/* Bounds that the wire decoder and the option parser share. */
+#define PP_MIN_SIZE 1ULL
+#define PP_MAX_SIZE (2ULL << 30)  /* 2 GiB: one SGE carries < 4 GiB */
+#define PP_MAX_ITERS 100000000ULL /* one 8-byte sample each */
+#define PP_MAX_RX_DEPTH 65536U
+#define PP_MAX_QPS 1024U
+#define PP_MAX_SL 15U
+#define PP_MAX_GID_IDX 255U
+#define PP_MAX_TIMEOUT_S 3600U
+
+struct pp_opts {
+	enum pp_tool tool;
+	enum pp_transport transport;
+	const char *prog;	/* program name for messages */
+	const char *host;	/* server to connect to; NULL: be the server */
+	const char *bind_addr;	/* -b: server's listening address; NULL: any */
+	const char *ib_devname; /* -d; NULL: first device with an active port */
+	uint32_t port;		/* -p: TCP port */
+	uint32_t ib_port;	/* -i */
+	uint64_t size;		/* -s: message size in bytes */
+	uint32_t mtu;	   /* -m: path MTU in bytes; 0: the ports' active MTU */
+	uint32_t rx_depth; /* -r: receives posted ahead */
+	uint64_t iters;	   /* -n */
+	uint32_t sl;	   /* -l: service level */
+	int32_t gid_index; /* -g; -1: none given */
+	uint32_t num_qps;  /* -q */
+	uint32_t timeout_ms; /* -T: handshake step and no-progress deadline */
+	bool use_event;	     /* -e: sleep on completion events */
+	bool validate;	     /* -c: fill and check a data pattern */
+	bool help;	     /* -h: print usage and exit 0 */
+	uint32_t set;	     /* bit (1u << enum pp_opt_id): given explicitly */
+};
+
+/**
+ * pp_opts_init() - fill @o with the defaults of @tool
+ * @o: the options to fill
+ * @tool: which binary is running
+ * @prog: program name used in messages (usually the basename of argv[0])
+ */
+void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog);
+
+/**
+ * pp_opts_parse() - parse a command line into @o, which pp_opts_init() filled
+ * @o: the options; on failure, partly updated
+ * @argc: argument count
+ * @argv: arguments; argv[0] is skipped; at most one positional: the host
+ * @err: one line naming the option, the bad value and what is allowed
+ *
+ * Numbers are parsed strictly (whole string, no sign, decimal or 0x hex;
+ * sizes also take K, M, G binary suffixes) and checked against the bounds of
+ * the table, and cross-option rules (rx depth versus QPs, ...) are applied.
+ * An option the tool does not accept is unknown.  --help sets @o->help and
+ * stops parsing.
+ *
+ * Return: 0, or EINVAL (bad, missing or unknown option, too many arguments)
+ * or ERANGE (a number outside its bounds) with @err set.
+ */
+int pp_opts_parse(struct pp_opts *o, int argc, char **argv, struct pp_err *err);
+
+/**
+ * pp_opts_usage() - write the --help text of @tool to @f
+ * @f: the stream (stdout for --help)
+ * @tool: which binary
+ * @prog: program name shown in the synopsis
+ */
+void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog);
+
+/**
+ * pp_parse_u64() - parse an unsigned number strictly
+ * @s: the text: decimal or 0x-prefixed hex, nothing else around it
+ * @suffixes: allow a K, M or G suffix (powers of 1024)
+ * @min: smallest value allowed
+ * @max: largest value allowed
+ * @out: the value, set only on success
+ *
+ * Return: 0, EINVAL (empty, sign, garbage, bad suffix) or ERANGE (outside
+ * [@min, @max], or overflow).
+ */
+int pp_parse_u64(const char *s, bool suffixes, uint64_t min, uint64_t max,
+		 uint64_t *out);
+
+/**
+ * pp_transport_name() - short lowercase name ("rc", "uc", "ud", "srq", "xrc")
+ * @t: the transport; any value
+ *
+ * Return: a static string; "unknown" for values outside the enum.
+ */
+const char *pp_transport_name(enum pp_transport t);
+
+/**
+ * pp_tool_name() - the binary's name ("rc_pingpong", ...)
+ * @t: the tool; any value
+ *
+ * Return: a static string; "unknown" for values outside the enum.
+ */
+const char *pp_tool_name(enum pp_tool t);
+
+/**
+ * pp_mtu_valid() - is @mtu one of the IB MTUs 256, 512, 1024, 2048, 4096?
+ * @mtu: bytes
+ */
+bool pp_mtu_valid(uint32_t mtu);
+
+#endif /* PP_OPTS_H */

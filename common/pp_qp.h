@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_qp.h - bringing a QP up by hand: RESET -> INIT -> RTR -> RTS.
+ *
+ * The attributes of each transition are built by pure functions, so the rules
+ * (which attribute, which mask bit, for which transport) are unit-tested
+ * without a device and shown by --trace; pp_qp_modify() applies them.  The
+ * values are the ones rdma-core's examples use (docs/bringup.md says why):
+ * RC RTR max_dest_rd_atomic 1, min_rnr_timer 12; RTS timeout 14, retry_cnt 7,
+ * rnr_retry 7, max_rd_atomic 1; UD qkey 0x11111111.
+ */
+#ifndef PP_QP_H
+#define PP_QP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "pp_err.h"
+#include "pp_opts.h"
+#include "pp_wire.h"
+
+#define PP_QKEY 0x11111111U
+#define PP_GRH_LEN 40U		/* room a UD receive needs before the data */
+
+/* What the transitions need besides the peer's address. */
+struct pp_qp_cfg {
+	enum pp_transport transport;
+	uint8_t ib_port;
+	uint32_t path_mtu;	/* bytes, agreed in the handshake */
+	uint8_t sl;
+	bool use_grh;		/* Ethernet link layer, or a GID index given */
+	uint8_t sgid_index;	/* local GID index, when use_grh */
+};
+
+enum pp_qp_step {
+	PP_QP_INIT,
+	PP_QP_RTR,
+	PP_QP_RTS,
+};
+
+/**
+ * pp_qp_attr() - the attributes and mask of one transition
+ * @cfg: the run's settings
+ * @step: which transition
+ * @local_psn: this QP's send PSN (used by RTS)
+ * @remote: the peer QP's address (used by RTR; may be NULL otherwise)
+ * @attr: filled (zeroed first)
+ *
+ * Return: the ibv_modify_qp() attribute mask.
+ */
+int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
+	       uint32_t local_psn, const struct pp_addr *remote,
+	       struct ibv_qp_attr *attr);
+
+/**
+ * pp_ah_attr() - the address vector to reach @remote
+ * @cfg: the run's settings (port, SL, GRH)
+ * @remote: the peer QP's address
+ * @ah: filled (zeroed first); a GRH with hop_limit 1 when @cfg->use_grh
+ */
+void pp_ah_attr(const struct pp_qp_cfg *cfg, const struct pp_addr *remote,
+		struct ibv_ah_attr *ah);
+
+/**
+ * pp_qp_step_name() - "INIT", "RTR" or "RTS"
+ * @step: the transition
+ */
+const char *pp_qp_step_name(enum pp_qp_step step);
+
+/**
+ * pp_qp_modify() - apply one transition to @qp
+ * @qp: the QP
+ * @cfg: the run's settings
+ * @step: which transition
+ * @local_psn: this QP's send PSN
+ * @remote: the peer QP's address (RTR)
+ * @err: "modify QP 0x000011 to RTR failed: Invalid argument (hint)"
+ *
+ * Return: 0 or the errno of ibv_modify_qp().
+ */
+int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
+		 enum pp_qp_step step, uint32_t local_psn,
+		 const struct pp_addr *remote, struct pp_err *err);
+
+#endif /* PP_QP_H */

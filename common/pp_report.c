@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_report.c - address lines, the stock rdma-core result lines and the
+ * latency summary, printed to a stream the caller chooses.
+ */
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "pp_report.h"
+
+/* "remote" is the longest label; shorter ones are padded so LIDs align. */
+#define PP_LABEL_WIDTH 6
+
+char *pp_format_gid(const uint8_t gid[16], char *buf, size_t len)
+{
+	socklen_t room = len > INET6_ADDRSTRLEN ? INET6_ADDRSTRLEN : len;
+
+	if (!len)
+		return buf;
+	if (!inet_ntop(AF_INET6, gid, buf, room))
+		buf[0] = '\0';
+	return buf;
+}
+
+void pp_report_addr(FILE *f, const char *label, const struct pp_addr *a)
+{
+	char gid[INET6_ADDRSTRLEN];
+	int pad = PP_LABEL_WIDTH + 1 - (int)strlen(label);
+
+	if (pad < 1)
+		pad = 1;
+	pp_format_gid(a->gid, gid, sizeof(gid));
+	fprintf(f, "  %s address:%*sLID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s",
+		label, pad, "", (unsigned int)a->lid, (unsigned int)a->qpn,
+		(unsigned int)a->psn, gid);
+	if (a->srqn || a->tgt_qpn)
+		fprintf(f, ", SRQN 0x%06x, TQPN 0x%06x", (unsigned int)a->srqn,
+			(unsigned int)a->tgt_qpn);
+	fputc('\n', f);
+}
+
+/* A usable divisor: positive and finite. */
+static bool good_seconds(double seconds)
+{
+	return seconds > 0.0 && isfinite(seconds);
+}
+
+void pp_report_totals(FILE *f, uint64_t size, uint64_t iters, double seconds)
+{
+	unsigned long long bytes = 2ULL * size * iters;
+	double mbps = 0.0, usec_iter = 0.0;
+
+	if (good_seconds(seconds)) {
+		mbps = (double)bytes * 8.0 / (seconds * 1e6);
+		if (iters)
+			usec_iter = seconds * 1e6 / (double)iters;
+	}
+	fprintf(f, "%llu bytes in %.2f seconds = %.2f Mbit/sec\n", bytes,
+		seconds, mbps);
+	fprintf(f, "%llu iters in %.2f seconds = %.2f usec/iter\n",
+		(unsigned long long)iters, seconds, usec_iter);
+}
+
+void pp_report_stats(FILE *f, const struct pp_stats *s, uint64_t size,
+		     uint64_t iters, double seconds)
+{
+	double mbps = 0.0, msgs = 0.0;
+
+	if (good_seconds(seconds)) {
+		mbps = 2.0 * (double)size * (double)iters * 8.0 /
+		       (seconds * 1e6);
+		msgs = 2.0 * (double)iters / seconds;
+	}
+	fprintf(f,
+		"latency usec: n %zu min %.3f median %.3f mean %.3f stdev %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n",
+		s->n, s->min, s->median, s->mean, s->stdev, s->p90, s->p99,
+		s->p999, s->max);
+	fprintf(f, "rate: %.2f Mbit/sec, %.0f msg/sec\n", mbps, msgs);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_report.h - the text every tool prints: address lines, the stock
+ * rdma-core result lines, and the latency summary.  The program chooses the
+ * stream; nothing here decides to print on its own.
+ */
+#ifndef PP_REPORT_H
+#define PP_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pp_stats.h"
+#include "pp_wire.h"
+
+/**
+ * pp_report_addr() - "  local address:  LID 0x0000, QPN 0x000011, PSN
+ * 0x1a2b3c, GID ::ffff:10.99.0.1" (rdma-core's layout, GID as IPv6 text)
+ * @f: stream
+ * @label: "local" or "remote"
+ * @a: the address; for XRC the SRQ number and target QPN are appended
+ */
+void pp_report_addr(FILE *f, const char *label, const struct pp_addr *a);
+
+/**
+ * pp_report_totals() - the two stock result lines:
+ * "N bytes in T seconds = X Mbit/sec" and "N iters in T seconds = Y usec/iter"
+ * @f: stream
+ * @size: message size
+ * @iters: iterations completed
+ * @seconds: wall time of those iterations
+ *
+ * Bytes count both directions (2 * size * iters), as rdma-core does.
+ */
+void pp_report_totals(FILE *f, uint64_t size, uint64_t iters, double seconds);
+
+/**
+ * pp_report_stats() - the latency summary, two lines:
+ * "latency usec: n N min A median B mean C stdev D p90 E p99 F p99.9 G max H"
+ * "rate: X Mbit/sec, Y msg/sec" (messages both sent and received)
+ * @f: stream
+ * @s: the statistics
+ * @size: message size
+ * @iters: iterations completed
+ * @seconds: wall time of those iterations
+ *
+ * Figures have three decimals (nanosecond resolution in microseconds).
+ */
+void pp_report_stats(FILE *f, const struct pp_stats *s, uint64_t size,
+		     uint64_t iters, double seconds);
+
+/**
+ * pp_format_gid() - the 16 raw GID bytes as IPv6 text
+ * @gid: raw bytes
+ * @buf: output, at least 46 bytes (INET6_ADDRSTRLEN)
+ * @len: room in @buf
+ *
+ * Return: @buf.
+ */
+char *pp_format_gid(const uint8_t gid[16], char *buf, size_t len);
+
+#endif /* PP_REPORT_H */

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_res.h - the verbs resources of one run, for every transport.
+ *
+ *   RC, UC  one QP; its own receive queue
+ *   UD      one QP; receives carry 40 bytes of GRH room; one AH per peer QP
+ *   SRQ     N RC QPs; all receives come from one SRQ
+ *   XRC     N XRC send QPs and N XRC receive (target) QPs in one XRC domain;
+ *           receives come from one XRC SRQ
+ *
+ * One completion queue serves sends and receives.  One buffer, registered
+ * once, holds the send area and then the receive area: one message is in
+ * flight at a time, so one of each is enough.
+ */
+#ifndef PP_RES_H
+#define PP_RES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "pp_err.h"
+#include "pp_opts.h"
+#include "pp_qp.h"
+#include "pp_wire.h"
+
+#define PP_TX_DEPTH 4U /* sends outstanding per QP, at most */
+
+/* wr_id of every work request: the QP index, and whether it is a receive. */
+#define PP_WRID(qp_index, is_recv) (((uint64_t)(qp_index) << 1) | (is_recv))
+#define PP_WRID_QP(wr_id) ((uint32_t)((wr_id) >> 1))
+#define PP_WRID_IS_RECV(wr_id) (((wr_id)&1) != 0)
+
+struct pp_res_attr {
+	enum pp_transport transport;
+	uint32_t num_qps;  /* 1 for RC, UC and UD */
+	uint64_t size;	   /* message size */
+	uint32_t rx_depth; /* receives posted ahead (per QP, or the SRQ) */
+	uint32_t max_cqe;  /* device limit; 0: not checked */
+	uint8_t ib_port;
+	bool use_event; /* make a completion channel */
+	bool use_grh;	/* addresses carry a GID */
+	int gid_index;	/* local GID index, when use_grh */
+};
+
+struct pp_res {
+	struct pp_res_attr attr;
+	struct ibv_context *ctx; /* not owned */
+	struct ibv_comp_channel *channel;
+	struct ibv_pd *pd;
+	uint8_t *buf;
+	size_t buf_len;
+	uint8_t *send_buf;
+	uint8_t *recv_buf; /* UD: GRH room first, data at PP_GRH_LEN */
+	uint32_t recv_len; /* bytes per receive: size (+ PP_GRH_LEN for UD) */
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq; /* SRQ and XRC */
+	uint32_t srqn;	     /* XRC: its number, sent to the peer */
+	uint32_t num_qps;
+	struct ibv_qp **qp;	/* sending QPs (all but XRC receive too) */
+	struct ibv_qp **tgt_qp; /* XRC: receive QPs */
+	struct ibv_ah **ah;	/* UD: one per peer QP, made at connect */
+	uint32_t *psn;		/* this side's send PSN per QP */
+	struct pp_addr *local;	/* this side's addresses, for the peer */
+	struct pp_addr *remote; /* the peer's, copied at connect */
+	uint32_t send_flags; /* IBV_SEND_SIGNALED, plus INLINE when it fits */
+};
+
+/**
+ * pp_res_create() - acquire, in order, everything a run needs, and bring the
+ * QPs to INIT
+ * @ctx: the open device
+ * @a: what to create
+ * @local_gid: this port's GID at @a->gid_index (all zero without a GRH)
+ * @lid: this port's LID
+ * @err: one line naming the step that failed ("register MR of 2 GiB
+ *       failed: Cannot allocate memory (lower -s, or raise ulimit -l)")
+ *
+ * Fills @local with this side's addresses (QPN, random PSN, SRQ number, LID,
+ * GID) for the handshake.  A partly built object is released before failing.
+ *
+ * Return: the resources, or NULL with errno set.
+ */
+struct pp_res *pp_res_create(struct ibv_context *ctx,
+			     const struct pp_res_attr *a,
+			     const uint8_t local_gid[16], uint16_t lid,
+			     struct pp_err *err);
+
+/**
+ * pp_res_connect() - bring every QP to RTR and RTS (UD: and make its AHs)
+ * @r: the resources
+ * @cfg: the QP settings of the run
+ * @remote: the peer's @r->num_qps addresses, in the order of its ADDRS
+ * @err: one line naming the transition and the QP that failed
+ *
+ * Return: 0 or the errno of the failing verb.
+ */
+int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
+		   const struct pp_addr *remote, struct pp_err *err);
+
+/**
+ * pp_res_post_recv() - post @n receives (on QP @qp_index, or on the SRQ)
+ * @r: the resources
+ * @qp_index: which QP, for transports without an SRQ
+ * @n: how many
+ *
+ * Return: 0 or the errno of ibv_post_recv()/ibv_post_srq_recv().
+ */
+int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n);
+
+/**
+ * pp_res_post_send() - send the send area to the peer's QP @qp_index
+ * @r: the resources, connected
+ * @qp_index: which connection
+ * @seq: the iteration number, carried as immediate data
+ *
+ * Return: 0 or the errno of ibv_post_send().
+ */
+int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq);
+
+/**
+ * pp_res_destroy() - release everything, in reverse order
+ * @r: the resources; may be partly built, or NULL
+ */
+void pp_res_destroy(struct pp_res *r);
+
+#endif /* PP_RES_H */

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_run.c - the ping-pong loop, for every transport.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+
+#include "pp_run.h"
+#include "pp_sock.h"
+#include "pp_time.h"
+
+#define PP_POLL_BATCH 16
+#define PP_SPINS_PER_CLOCK 256 /* empty polls between clock reads */
+#define PP_PEEK_NS 1000000LL   /* look at the socket once a ms */
+#define PP_RUN_PEER_DONE (-1)  /* internal: the peer's DONE came */
+
+struct run {
+	struct pp_res *r;
+	const struct pp_conn *c;
+	const struct pp_run_cfg *cfg;
+	struct pp_run_result *res;
+	struct pp_err *err;
+	bool lossy; /* UD: a message may never come */
+	int64_t progress_deadline;
+	int64_t next_peek;
+	uint64_t iter;	/* for messages: the iteration under way */
+	bool send_busy; /* a send not completed yet */
+	uint32_t want;	/* client: the reply awaited; server: the
+				   lowest message number still acceptable */
+	bool got;	/* a wanted message has arrived */
+	uint32_t got_seq;
+	int64_t got_ns;
+};
+
+uint8_t pp_pattern_byte(size_t off, uint64_t seq, bool from_server)
+{
+	uint64_t x = off * 7 + (off >> 8) * 13 + seq * 29 +
+		     (from_server ? 101 : 0) + 1;
+
+	return (uint8_t)x;
+}
+
+void pp_pattern_fill(uint8_t *buf, size_t len, uint64_t seq, bool from_server)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = pp_pattern_byte(i, seq, from_server);
+}
+
+bool pp_pattern_check(const uint8_t *buf, size_t len, uint64_t seq,
+		      bool from_server, size_t *bad_off)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] != pp_pattern_byte(i, seq, from_server)) {
+			*bad_off = i;
+			return false;
+		}
+	}
+	return true;
+}
+
+int pp_run_prepare(struct pp_res *r, struct pp_err *err)
+{
+	bool shared = r->srq != NULL;
+	uint32_t i;
+	int ret;
+
+	if (r->channel) {
+		int fl = fcntl(r->channel->fd, F_GETFL);
+
+		if (fl < 0 ||
+		    fcntl(r->channel->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+			ret = errno;
+			pp_err_set(err, "completion channel: %s",
+				   strerror(ret));
+			return ret;
+		}
+	}
+	for (i = 0; i < (shared ? 1 : r->num_qps); i++) {
+		ret = pp_res_post_recv(r, i, r->attr.rx_depth);
+		if (ret) {
+			pp_err_set(err, "post %u receives failed: %s",
+				   r->attr.rx_depth, strerror(ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void pp_run_free(struct pp_run_result *res)
+{
+	free(res->samples);
+	res->samples = NULL;
+	res->nsamples = 0;
+}
+
+static uint32_t data_off(const struct run *s)
+{
+	return s->r->attr.transport == PP_TR_UD ? PP_GRH_LEN : 0;
+}
+
+static int on_recv(struct run *s, const struct ibv_wc *wc)
+{
+	uint32_t qi = PP_WRID_QP(wc->wr_id);
+	uint32_t seq;
+	int ret;
+
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		pp_err_set(
+			s->err,
+			"a message without its iteration number arrived on QP 0x%06x (is the peer one of this toolkit's tools?)",
+			wc->qp_num);
+		return EPROTO;
+	}
+	if (wc->byte_len != s->r->recv_len) {
+		pp_err_set(
+			s->err,
+			"a message of %u bytes arrived, expected %u (do both sides use the same -s?)",
+			wc->byte_len - data_off(s),
+			s->r->recv_len - data_off(s));
+		return EPROTO;
+	}
+	ret = pp_res_post_recv(s->r, qi, 1);
+	if (ret) {
+		pp_err_set(s->err, "repost receive failed: %s", strerror(ret));
+		return ret;
+	}
+	seq = ntohl(wc->imm_data);
+	if (s->cfg->is_server ? seq >= s->want : seq == s->want) {
+		if (s->got && !s->lossy) {
+			pp_err_set(
+				s->err,
+				"message %u arrived before the reply to %u was sent",
+				seq, s->got_seq);
+			return EPROTO;
+		}
+		s->got = true;
+		s->got_seq = seq;
+		s->got_ns = pp_now_ns();
+		if (s->cfg->is_server && !s->lossy && seq != s->want) {
+			pp_err_set(
+				s->err,
+				"message %u arrived while %u was expected (out of order)",
+				seq, s->want);
+			return EPROTO;
+		}
+		return 0;
+	}
+	if (s->lossy && seq < s->want)
+		return 0; /* a late reply to a message counted as lost */
+	pp_err_set(s->err, "reply %u arrived while %u was expected", seq,
+		   s->want);
+	return EPROTO;
+}
+
+static int on_wc(struct run *s, const struct ibv_wc *wc)
+{
+	bool recv = PP_WRID_IS_RECV(wc->wr_id);
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		pp_err_set(
+			s->err,
+			"%s completion failed at iteration %llu: %s (status %d, vendor error 0x%x, QP 0x%06x, wr_id %llu)",
+			recv ? "receive" : "send", (unsigned long long)s->iter,
+			ibv_wc_status_str(wc->status), wc->status,
+			wc->vendor_err, wc->qp_num,
+			(unsigned long long)wc->wr_id);
+		return EIO;
+	}
+	if (!recv) {
+		s->send_busy = false;
+		return 0;
+	}
+	return on_recv(s, wc);
+}
+
+/* The peer said something during the run: DONE ends it, ERROR fails it. */
+static int peek_peer(struct run *s)
+{
+	struct pp_msg m;
+	int ret;
+
+	ret = pp_hs_recv(s->c, PP_MSG_DONE, &m, s->err);
+	if (!ret) {
+		s->res->peer_done = true;
+		s->res->peer_result = m.u.done;
+		return PP_RUN_PEER_DONE;
+	}
+	if (ret == ECONNRESET)
+		pp_err_set(
+			s->err,
+			"the %s closed the connection during the run, at iteration %llu of %llu",
+			pp_peer_name(s->c), (unsigned long long)s->iter,
+			(unsigned long long)s->cfg->iters);
+	return ret;
+}
+
+static int timed_out(struct run *s)
+{
+	pp_err_set(
+		s->err,
+		"nothing completed for %d ms, at iteration %llu of %llu (is the %s still running? raise -T/--timeout on slow links)",
+		s->cfg->timeout_ms, (unsigned long long)s->iter,
+		(unsigned long long)s->cfg->iters, pp_peer_name(s->c));
+	return ETIMEDOUT;
+}
+
+static int poll_batch(struct run *s)
+{
+	struct ibv_wc wc[PP_POLL_BATCH];
+	int n, i, ret;
+
+	n = ibv_poll_cq(s->r->cq, PP_POLL_BATCH, wc);
+	if (n < 0) {
+		pp_err_set(s->err, "poll CQ failed");
+		return EIO;
+	}
+	for (i = 0; i < n; i++) {
+		ret = on_wc(s, &wc[i]);
+		if (ret)
+			return ret;
+	}
+	if (n)
+		s->progress_deadline = pp_deadline(s->cfg->timeout_ms);
+	return n ? 0 : EAGAIN;
+}
+
+/* Sleep on the completion channel and the socket until @until. */
+static int wait_event(struct run *s, int64_t until)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = s->r->channel->fd, .events = POLLIN },
+		{ .fd = s->c->fd, .events = POLLIN },
+	};
+	int64_t left = until - pp_now_ns();
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	int ret;
+
+	if (left <= 0)
+		return ETIME;
+	ret = poll(pfd, 2, (int)((left + 999999) / 1000000));
+	if (ret < 0)
+		return errno == EINTR ? 0 : errno;
+	if (pfd[1].revents)
+		return peek_peer(s);
+	if (!pfd[0].revents)
+		return 0;
+	if (ibv_get_cq_event(s->r->channel, &cq, &cq_ctx))
+		return errno == EAGAIN ? 0 : errno;
+	ibv_ack_cq_events(cq, 1);
+	ret = ibv_req_notify_cq(cq, 0);
+	if (ret)
+		pp_err_set(s->err, "arm CQ notification failed: %s",
+			   strerror(ret));
+	return ret;
+}
+
+/*
+ * Process at least one completion.  Return 0; ETIME when @loss_deadline
+ * passed first; PP_RUN_PEER_DONE; or an error.
+ */
+static int wait_cq(struct run *s, int64_t loss_deadline)
+{
+	unsigned int spins = 0;
+	int64_t now;
+	int ret;
+
+	for (;;) {
+		ret = poll_batch(s);
+		if (ret != EAGAIN)
+			return ret;
+		if (!s->cfg->use_event && ++spins % PP_SPINS_PER_CLOCK)
+			continue;
+		now = pp_now_ns();
+		if (now >= loss_deadline)
+			return ETIME;
+		if (now >= s->progress_deadline)
+			return timed_out(s);
+		if (s->cfg->use_event) {
+			int64_t until = loss_deadline < s->progress_deadline ?
+						loss_deadline :
+						s->progress_deadline;
+
+			ret = wait_event(s, until);
+			if (ret && ret != ETIME)
+				return ret;
+			continue;
+		}
+		if (now >= s->next_peek) {
+			s->next_peek = now + PP_PEEK_NS;
+			if (pp_sock_readable(s->c->fd)) {
+				ret = peek_peer(s);
+				if (ret)
+					return ret;
+			}
+		}
+	}
+}
+
+static int check_data(struct run *s, uint32_t seq, bool from_server)
+{
+	const uint8_t *data = s->r->recv_buf + data_off(s);
+	size_t off;
+
+	if (pp_pattern_check(data, s->r->attr.size, seq, from_server, &off))
+		return 0;
+	pp_err_set(
+		s->err,
+		"data mismatch in message %u from the %s at byte %zu: expected 0x%02x, got 0x%02x",
+		seq, from_server ? "server" : "client", off,
+		pp_pattern_byte(off, seq, from_server), data[off]);
+	return EILSEQ;
+}
+
+static int post_send(struct run *s, uint32_t seq)
+{
+	int ret;
+
+	ret = pp_res_post_send(s->r, seq % s->r->num_qps, seq);
+	if (ret) {
+		pp_err_set(s->err, "post send at iteration %u failed: %s", seq,
+			   strerror(ret));
+		return ret;
+	}
+	s->send_busy = true;
+	return 0;
+}
+
+static int wait_send(struct run *s)
+{
+	int ret;
+
+	while (s->send_busy) {
+		ret = wait_cq(s, INT64_MAX);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int run_client(struct run *s)
+{
+	const struct pp_run_cfg *cfg = s->cfg;
+	struct pp_run_result *res = s->res;
+	int64_t t0, start = pp_now_ns();
+	uint32_t seq;
+	int ret;
+
+	for (seq = 0; seq < cfg->iters; seq++) {
+		s->iter = seq;
+		if (cfg->validate)
+			pp_pattern_fill(s->r->send_buf, s->r->attr.size, seq,
+					false);
+		s->want = seq;
+		s->got = false;
+		t0 = pp_now_ns();
+		ret = post_send(s, seq);
+		if (ret)
+			return ret;
+		while (!s->got) {
+			ret = wait_cq(
+				s, s->lossy ?
+					   t0 + (int64_t)cfg->loss_timeout_ms *
+							   1000000 :
+					   INT64_MAX);
+			if (ret == ETIME)
+				break;
+			if (ret)
+				return ret;
+		}
+		ret = wait_send(s);
+		if (ret)
+			return ret;
+		if (!s->got) {
+			res->lost++;
+			continue;
+		}
+		res->samples[res->nsamples++] = (uint64_t)(s->got_ns - t0);
+		res->completed++;
+		res->seconds = (double)(s->got_ns - start) / 1e9;
+		if (cfg->validate) {
+			ret = check_data(s, seq, true);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int run_server(struct run *s)
+{
+	const struct pp_run_cfg *cfg = s->cfg;
+	struct pp_run_result *res = s->res;
+	int64_t start = 0, last_send = 0;
+	uint32_t seq;
+	int ret;
+
+	s->want = 0;
+	while (res->completed < cfg->iters) {
+		s->iter = s->want;
+		s->got = false;
+		while (!s->got) {
+			ret = wait_cq(s, INT64_MAX);
+			if (ret)
+				return ret;
+		}
+		seq = s->got_seq;
+		if (last_send)
+			res->samples[res->nsamples++] =
+				(uint64_t)(s->got_ns - last_send);
+		else
+			start = s->got_ns;
+		if (cfg->validate) {
+			ret = check_data(s, seq, false);
+			if (ret)
+				return ret;
+		}
+		ret = wait_send(s);
+		if (ret)
+			return ret;
+		if (cfg->validate)
+			pp_pattern_fill(s->r->send_buf, s->r->attr.size, seq,
+					true);
+		last_send = pp_now_ns();
+		ret = post_send(s, seq);
+		if (ret)
+			return ret;
+		res->completed++;
+		s->want = seq + 1;
+		if (seq + 1 >= cfg->iters)
+			break;
+	}
+	ret = wait_send(s);
+	res->seconds = (double)(pp_now_ns() - start) / 1e9;
+	return ret;
+}
+
+int pp_run(struct pp_res *r, const struct pp_conn *c,
+	   const struct pp_run_cfg *cfg, struct pp_run_result *res,
+	   struct pp_err *err)
+{
+	struct run s = {
+		.r = r,
+		.c = c,
+		.cfg = cfg,
+		.res = res,
+		.err = err,
+		.lossy = r->attr.transport == PP_TR_UD &&
+			 cfg->loss_timeout_ms > 0,
+		.progress_deadline = pp_deadline(cfg->timeout_ms),
+		.next_peek = pp_now_ns() + PP_PEEK_NS,
+	};
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->samples = calloc(cfg->iters, sizeof(*res->samples));
+	if (!res->samples) {
+		pp_err_set(
+			err,
+			"cannot keep %llu round-trip samples in memory (lower -n)",
+			(unsigned long long)cfg->iters);
+		return ENOMEM;
+	}
+	ret = cfg->is_server ? run_server(&s) : run_client(&s);
+	if (ret == PP_RUN_PEER_DONE)
+		ret = 0;
+	return ret;
+}

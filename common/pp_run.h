@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_run.h - the ping-pong itself.
+ *
+ * The client sends message i (its number travels as immediate data), waits
+ * for the server's reply i and records the round trip; the server replies to
+ * each message on the same connection.  With N QPs, message i uses QP
+ * i mod N on both sides.  Receives are posted ahead and reposted as they
+ * complete.  In polling mode nothing inside an iteration makes a system call
+ * or allocates: the socket to the peer and the deadline are looked at only
+ * when the CQ has been empty for a while (about a millisecond).
+ */
+#ifndef PP_RUN_H
+#define PP_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pp_err.h"
+#include "pp_hs.h"
+#include "pp_res.h"
+
+struct pp_run_cfg {
+	bool is_server;
+	uint64_t iters;
+	bool validate;		/* fill and check the data pattern */
+	bool use_event;		/* sleep on the completion channel */
+	int timeout_ms;		/* fail when nothing completes for this long */
+	int loss_timeout_ms;	/* UD client: a reply later than this is lost */
+};
+
+struct pp_run_result {
+	uint64_t completed;	/* iterations completed */
+	uint64_t lost;		/* UD: iterations whose message was lost */
+	double seconds;		/* wall time of the completed iterations */
+	uint64_t *samples;	/* round trips in ns; free with pp_run_free() */
+	size_t nsamples;
+	bool peer_done;		/* the peer's DONE arrived during the run */
+	struct pp_done peer_result; /* ... and said this */
+};
+
+/**
+ * pp_run() - run the ping-pong on connected resources
+ * @r: resources, QPs at RTS, receives posted (pp_run_prepare())
+ * @c: the TCP connection, watched for the peer's ERROR or DONE
+ * @cfg: what to run
+ * @res: the result, also on failure (iterations completed so far)
+ * @err: one line on failure
+ *
+ * Return: 0; EIO (a completion with an error status: @err names it, with
+ * ibv_wc_status_str() and the work request); EILSEQ (-c found data that
+ * does not match: @err names iteration, offset, expected and received
+ * bytes); EPROTO (a message out of order); ETIMEDOUT (nothing completed for
+ * @cfg->timeout_ms: @err says at which iteration); ECONNABORTED (the peer
+ * sent ERROR: @err->remote); ECONNRESET (the peer closed the connection);
+ * ENOMEM; another errno from a verb.
+ */
+int pp_run(struct pp_res *r, const struct pp_conn *c,
+	   const struct pp_run_cfg *cfg, struct pp_run_result *res,
+	   struct pp_err *err);
+
+/**
+ * pp_run_prepare() - post the first receives of every QP (or of the SRQ)
+ * @r: resources, QPs created (receives may be posted from INIT on)
+ * @err: one line on failure
+ *
+ * Return: 0 or the errno of the post.
+ */
+int pp_run_prepare(struct pp_res *r, struct pp_err *err);
+
+/**
+ * pp_run_free() - release the samples of @res
+ * @res: a result of pp_run()
+ */
+void pp_run_free(struct pp_run_result *res);
+
+/**
+ * pp_pattern_fill() - write the data pattern of message @seq from one side
+ * @buf: the message
+ * @len: its size
+ * @seq: the iteration
+ * @from_server: which side sends it
+ */
+void pp_pattern_fill(uint8_t *buf, size_t len, uint64_t seq, bool from_server);
+
+/**
+ * pp_pattern_check() - does @buf hold the pattern pp_pattern_fill() wrote?
+ * @buf: the message received
+ * @len: its size
+ * @seq: the iteration
+ * @from_server: which side sent it
+ * @bad_off: the first offset that differs, when it returns false
+ *
+ * Return: true when every byte matches.
+ */
+bool pp_pattern_check(const uint8_t *buf, size_t len, uint64_t seq,
+		      bool from_server, size_t *bad_off);
+
+/**
+ * pp_pattern_byte() - the byte at @off of message @seq from one side
+ * @off: offset in the message
+ * @seq: the iteration
+ * @from_server: which side sends it
+ */
+uint8_t pp_pattern_byte(size_t off, uint64_t seq, bool from_server);
+
+#endif /* PP_RUN_H */

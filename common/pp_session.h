@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_session.h - the steps every tool takes, in order, over the modules of
+ * common/.  A tool's main is the sequence:
+ *
+ *   pp_session_open()     open the device, read the port, choose the GID
+ *   pp_session_connect()  TCP, and the HELLO exchange: agree on parameters
+ *   pp_session_setup()    resources, address exchange, RTR/RTS, READY
+ *   pp_session_run()      the ping-pong, then DONE
+ *   pp_session_close()    release everything
+ *
+ * Each step returns 0 or a positive errno and leaves one line in s->err; the
+ * program prints it with pp_session_print_error().  After the connection is
+ * up, a failing step tells the peer (ERROR) before it returns.
+ */
+#ifndef PP_SESSION_H
+#define PP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pp_dev.h"
+#include "pp_err.h"
+#include "pp_hs.h"
+#include "pp_opts.h"
+#include "pp_qp.h"
+#include "pp_res.h"
+#include "pp_run.h"
+
+struct pp_session {
+	struct pp_opts *o;
+	struct ibv_context *ctx;
+	struct pp_port_caps caps;
+	int gid_index;		/* -1: no GRH */
+	uint8_t gid[16];
+	uint8_t gid_type;	/* enum pp_gid_type */
+	bool gid_auto;		/* chosen here, not by -g */
+	int lfd;		/* server: listening socket, or -1 */
+	struct pp_conn conn;	/* fd -1 until connected */
+	char peer_addr[64];	/* server: the client's address */
+	struct pp_hello mine;	/* what this side asked for / brings */
+	struct pp_hello agreed; /* the parameters of the run */
+	struct pp_qp_cfg qcfg;
+	struct pp_res *res;
+	struct pp_addr *remote; /* the peer's QP addresses */
+	struct pp_run_result result;
+	struct pp_done peer_done;
+	struct pp_err err;
+	bool peer_told;		/* the peer already has our ERROR */
+};
+
+/**
+ * pp_session_open() - open the device and port of @o, choose the GID, and
+ * check this side's own options against its port
+ * @s: the session, zeroed by this call
+ * @o: parsed options; kept by reference
+ *
+ * Return: 0 or an errno (ENODEV, ENETDOWN, EINVAL, ...), with @s->err set.
+ */
+int pp_session_open(struct pp_session *s, struct pp_opts *o);
+
+/**
+ * pp_session_connect() - connect (client) or wait for one client (server),
+ * and agree on the run's parameters
+ * @s: an open session
+ *
+ * Return: 0 or an errno, with @s->err set (and the peer told when it is
+ * connected).
+ */
+int pp_session_connect(struct pp_session *s);
+
+/**
+ * pp_session_setup() - create the resources, exchange addresses, bring the
+ * QPs to RTS, post receives, and wait until both sides are ready
+ * @s: a connected session
+ *
+ * Return: 0 or an errno, with @s->err set and the peer told.
+ */
+int pp_session_setup(struct pp_session *s);
+
+/**
+ * pp_session_run() - run the ping-pong and exchange DONE
+ * @s: a set-up session
+ *
+ * Return: 0 when every iteration completed (and, with -c, every byte
+ * matched); else an errno (EILSEQ for a data mismatch), with @s->err set and
+ * the peer told.
+ */
+int pp_session_run(struct pp_session *s);
+
+/**
+ * pp_session_close() - release everything the session holds
+ * @s: a session in any state after pp_session_open() was called
+ */
+void pp_session_close(struct pp_session *s);
+
+/**
+ * pp_session_print_addrs() - the local and remote address lines
+ * @s: a set-up session
+ * @f: stream
+ */
+void pp_session_print_addrs(const struct pp_session *s, FILE *f);
+
+/**
+ * pp_session_print_result() - the stock result lines and the latency summary
+ * @s: a session after pp_session_run()
+ * @f: stream
+ */
+void pp_session_print_result(const struct pp_session *s, FILE *f);
+
+/**
+ * pp_session_print_error() - "prog: line", or "prog: server: line" when the
+ * line came from the peer
+ * @s: the session
+ * @f: stream (stderr)
+ */
+void pp_session_print_error(const struct pp_session *s, FILE *f);
+
+/**
+ * pp_exit_status() - the exit status for a step's return value
+ * @ret: 0 or an errno from a pp_session_*() step
+ *
+ * Return: PP_EXIT_OK, PP_EXIT_DATA (EILSEQ) or PP_EXIT_FAIL.
+ */
+int pp_exit_status(int ret);
+
+#endif /* PP_SESSION_H */

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_sock.c - the out-of-band TCP connection.
+ *
+ * Every descriptor is non-blocking and close-on-exec; every wait is a poll()
+ * bounded by the time left to an absolute deadline.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4 */
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pp_sock.h"
+#include "pp_time.h"
+
+#define PP_RETRY_NS 100000000LL /* a refused connect is retried every 100 ms */
+#define PP_BACKLOG 16
+
+/* Milliseconds left to @deadline for poll(): -1 for none, 0 if passed. */
+static int ms_left(int64_t deadline)
+{
+	int64_t left;
+
+	if (deadline == INT64_MAX)
+		return -1;
+	left = deadline - pp_now_ns();
+	if (left <= 0)
+		return 0;
+	left = (left + 999999) / 1000000;
+	return left > INT_MAX ? INT_MAX : (int)left;
+}
+
+/*
+ * Wait until @fd reports @events or @deadline passes.
+ * Return: 0 (ready, or an error condition the next call will report);
+ * ETIMEDOUT; another errno from poll().
+ */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int ms, n;
+
+	for (;;) {
+		ms = ms_left(deadline);
+		if (ms == 0)
+			return ETIMEDOUT;
+		n = poll(&pfd, 1, ms);
+		if (n > 0)
+			return 0;
+		if (n == 0)
+			continue; /* ms_left() now says whether time is up */
+		if (errno != EINTR)
+			return errno;
+	}
+}
+
+static void set_nodelay(int fd)
+{
+	int one = 1;
+
+	/* Latency only: a failure here does not stop the handshake. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* "host:port", or "[v6]:port" when @host is an IPv6 literal. */
+static void host_port(char *buf, size_t len, const char *host, uint32_t port)
+{
+	if (strchr(host, ':'))
+		snprintf(buf, len, "[%s]:%u", host, port);
+	else
+		snprintf(buf, len, "%s:%u", host, port);
+}
+
+static void listen_err(struct pp_err *err, int rc, const char *bind_addr,
+		       uint32_t port)
+{
+	char where[128] = "";
+
+	if (bind_addr)
+		snprintf(where, sizeof(where), " on %s", bind_addr);
+	if (rc == EADDRINUSE)
+		pp_err_set(
+			err,
+			"TCP port %u%s is already in use (is another server running? choose another with -p)",
+			port, where);
+	else if (rc == EADDRNOTAVAIL)
+		pp_err_set(
+			err,
+			"cannot listen on TCP port %u%s: %s (is it an address of this host? see -b)",
+			port, where, strerror(rc));
+	else
+		pp_err_set(err, "cannot listen on TCP port %u%s: %s", port,
+			   where, strerror(rc));
+}
+
+/* socket + SO_REUSEADDR + bind + listen; returns 0 or errno, *fd on 0. */
+static int listen_on(int family, const struct sockaddr *sa, socklen_t salen,
+		     bool dual_stack, int *fd)
+{
+	int one = 1, zero = 0;
+	int s, rc;
+
+	s = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return errno;
+	if (setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		goto out_close;
+	if (dual_stack &&
+	    setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)))
+		goto out_close;
+	if (bind(s, sa, salen))
+		goto out_close;
+	if (listen(s, PP_BACKLOG))
+		goto out_close;
+	*fd = s;
+	return 0;
+
+out_close:
+	rc = errno;
+	close(s);
+	return rc;
+}
+
+static int listen_any(uint32_t port, int *fd)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons((uint16_t)port),
+		.sin6_addr = in6addr_any,
+	};
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	int rc;
+
+	rc = listen_on(AF_INET6, (struct sockaddr *)&sin6, sizeof(sin6), true,
+		       fd);
+	if (rc != EAFNOSUPPORT)
+		return rc;
+	return listen_on(AF_INET, (struct sockaddr *)&sin, sizeof(sin), false,
+			 fd);
+}
+
+int pp_sock_listen(const char *bind_addr, uint32_t port, int *fd,
+		   struct pp_err *err)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+	};
+	struct addrinfo *res, *ai;
+	char serv[16];
+	int rc, gai;
+
+	pp_err_clear(err);
+	if (port < 1 || port > 65535) {
+		pp_err_set(err, "TCP port %u is out of range (1..65535)", port);
+		return EINVAL;
+	}
+	if (!bind_addr) {
+		rc = listen_any(port, fd);
+		if (rc)
+			listen_err(err, rc, NULL, port);
+		return rc;
+	}
+
+	snprintf(serv, sizeof(serv), "%u", port);
+	gai = getaddrinfo(bind_addr, serv, &hints, &res);
+	if (gai) {
+		pp_err_set(err, "cannot resolve bind address '%s': %s",
+			   bind_addr, gai_strerror(gai));
+		return EADDRNOTAVAIL;
+	}
+	rc = EADDRNOTAVAIL;
+	for (ai = res; ai; ai = ai->ai_next) {
+		rc = listen_on(ai->ai_family, ai->ai_addr, ai->ai_addrlen,
+			       false, fd);
+		if (!rc)
+			break;
+	}
+	freeaddrinfo(res);
+	if (rc)
+		listen_err(err, rc, bind_addr, port);
+	return rc;
+}
+
+int pp_sock_accept(int lfd, int64_t deadline, int *fd, char *peer,
+		   size_t peer_len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	int s, rc;
+
+	for (;;) {
+		rc = wait_fd(lfd, POLLIN, deadline);
+		if (rc)
+			return rc;
+		sslen = sizeof(ss);
+		s = accept4(lfd, (struct sockaddr *)&ss, &sslen,
+			    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (s >= 0)
+			break;
+		/* A client that gave up between poll and accept: wait again. */
+		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != ECONNABORTED)
+			return errno;
+	}
+	set_nodelay(s);
+	if (peer && peer_len &&
+	    getnameinfo((struct sockaddr *)&ss, sslen, peer, peer_len, NULL, 0,
+			NI_NUMERICHOST))
+		snprintf(peer, peer_len, "?");
+	*fd = s;
+	return 0;
+}
+
+/*
+ * One non-blocking connect to @ai, bounded by @deadline.
+ * Return: 0 with *fd set; ETIMEDOUT; the connect error (ECONNREFUSED, ...).
+ */
+static int connect_one(const struct addrinfo *ai, int64_t deadline, int *fd)
+{
+	socklen_t len = sizeof(int);
+	int s, rc, soerr = 0;
+
+	s = socket(ai->ai_family,
+		   ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		   ai->ai_protocol);
+	if (s < 0)
+		return errno;
+	if (connect(s, ai->ai_addr, ai->ai_addrlen) == 0)
+		goto out_ok;
+	if (errno != EINPROGRESS && errno != EINTR) {
+		rc = errno;
+		goto out_close;
+	}
+	rc = wait_fd(s, POLLOUT, deadline);
+	if (rc)
+		goto out_close;
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &len)) {
+		rc = errno;
+		goto out_close;
+	}
+	if (soerr) {
+		rc = soerr;
+		goto out_close;
+	}
+out_ok:
+	set_nodelay(s);
+	*fd = s;
+	return 0;
+
+out_close:
+	close(s);
+	return rc;
+}
+
+static void sleep_until(int64_t when)
+{
+	struct timespec ts = {
+		.tv_sec = when / 1000000000,
+		.tv_nsec = when % 1000000000,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
+		    struct pp_err *err)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_NUMERICSERV,
+	};
+	struct addrinfo *res, *ai;
+	char serv[16], where[300];
+	int64_t next;
+	int rc, gai;
+	bool refused;
+
+	pp_err_clear(err);
+	if (port < 1 || port > 65535) {
+		pp_err_set(err, "TCP port %u is out of range (1..65535)", port);
+		return EINVAL;
+	}
+	snprintf(serv, sizeof(serv), "%u", port);
+	gai = getaddrinfo(host, serv, &hints, &res);
+	if (gai) {
+		pp_err_set(err, "cannot resolve '%s': %s", host,
+			   gai == EAI_SYSTEM ? strerror(errno) :
+					       gai_strerror(gai));
+		return EADDRNOTAVAIL;
+	}
+	host_port(where, sizeof(where), host, port);
+
+	for (;;) {
+		refused = false;
+		rc = ECONNREFUSED;
+		for (ai = res; ai; ai = ai->ai_next) {
+			rc = connect_one(ai, deadline, fd);
+			if (!rc || rc == ETIMEDOUT)
+				goto out_free;
+			if (rc == ECONNREFUSED)
+				refused = true;
+		}
+		/* Only "nobody listening yet" is worth another try. */
+		if (!refused)
+			break;
+		rc = ECONNREFUSED;
+		next = pp_now_ns() + PP_RETRY_NS;
+		if (deadline != INT64_MAX && next >= deadline)
+			break;
+		sleep_until(next);
+	}
+
+out_free:
+	freeaddrinfo(res);
+	if (rc == ECONNREFUSED)
+		pp_err_set(
+			err,
+			"no server at %s (connection refused; is it running? same -p?)",
+			where);
+	else if (rc == ETIMEDOUT)
+		pp_err_set(
+			err,
+			"connecting to %s timed out (is the host reachable? raise -T/--timeout)",
+			where);
+	else if (rc)
+		pp_err_set(err, "connecting to %s failed: %s", where,
+			   strerror(rc));
+	return rc;
+}
+
+int pp_sock_write_all(int fd, const void *buf, size_t len, int64_t deadline)
+{
+	const char *p = buf;
+	ssize_t n;
+	int rc;
+
+	while (len) {
+		n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return errno;
+		rc = wait_fd(fd, POLLOUT, deadline);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int pp_sock_read_all(int fd, void *buf, size_t len, int64_t deadline)
+{
+	char *p = buf;
+	ssize_t n;
+	int rc;
+
+	while (len) {
+		n = recv(fd, p, len, 0);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return ECONNRESET;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return errno;
+		rc = wait_fd(fd, POLLIN, deadline);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+bool pp_sock_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n;
+
+	do {
+		n = poll(&pfd, 1, 0);
+	} while (n < 0 && errno == EINTR);
+	return n > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL));
+}

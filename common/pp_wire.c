@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_wire.c - encoder and strict decoder of the handshake records.
+ *
+ * The range rules of each message live once, in the *_ok() predicates below:
+ * the encoder refuses (EINVAL) what they refuse, the decoder reports it as
+ * EPROTO.  Fields that exist only on the wire (reserved bytes, the NUL padding
+ * of the ERROR text) are checked by the decoder alone, so that any body it
+ * accepts re-encodes to the very same bytes.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pp_wire.h"
+
+/* Offsets inside the header and the bodies; see the layout in pp_wire.h. */
+#define HDR_MAGIC 0
+#define HDR_VERSION 4
+#define HDR_TYPE 6
+#define HDR_LEN 8
+
+#define HELLO_TOOL 0
+#define HELLO_TRANSPORT 1
+#define HELLO_FLAGS 2
+#define HELLO_MTU 4
+#define HELLO_SIZE 8
+#define HELLO_ITERS 16
+#define HELLO_RX_DEPTH 24
+#define HELLO_NUM_QPS 28
+#define HELLO_SL 32
+#define HELLO_LINK_LAYER 33
+#define HELLO_ACTIVE_MTU 34
+#define HELLO_GID_INDEX 36
+#define HELLO_GID_TYPE 38
+#define HELLO_RESERVED 39
+
+#define ADDRS_COUNT 0
+#define ADDRS_FIRST 4
+#define ADDR_LID 0
+#define ADDR_RESERVED 2
+#define ADDR_QPN 4
+#define ADDR_PSN 8
+#define ADDR_SRQN 12
+#define ADDR_TGT_QPN 16
+#define ADDR_GID 20
+
+#define DONE_STATUS 0
+#define DONE_RESERVED 4
+#define DONE_COMPLETED 8
+#define DONE_LOST 16
+
+#define ERROR_CODE 0
+#define ERROR_TEXT 4
+
+#define IBV_LINK_LAYER_MAX 2 /* UNSPECIFIED, INFINIBAND, ETHERNET */
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	put_be16(p, (uint16_t)(v >> 16));
+	put_be16(p + 2, (uint16_t)v);
+}
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
+}
+
+static uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)get_be16(p) << 16 | get_be16(p + 2);
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* Record @what in @why and fail: keeps the predicates one line per rule. */
+static bool bad(const char **why, const char *what)
+{
+	*why = what;
+	return false;
+}
+
+/* One of the IB MTUs: a power of two from 256 to 4096. */
+static bool ib_mtu_ok(uint32_t mtu)
+{
+	return mtu >= 256 && mtu <= 4096 && !(mtu & (mtu - 1));
+}
+
+static bool hello_ok(const struct pp_hello *h, const char **why)
+{
+	if (h->tool < PP_TOOL_RC || h->tool > PP_TOOL_XRC)
+		return bad(why, "tool out of range");
+	if (h->transport < PP_TR_RC || h->transport > PP_TR_XRC)
+		return bad(why, "transport out of range");
+	if (h->flags & ~PP_F_ALL)
+		return bad(why, "unknown flags");
+	if (h->mtu != 0 && !ib_mtu_ok(h->mtu))
+		return bad(why, "mtu out of range");
+	if (h->size < PP_MIN_SIZE || h->size > PP_MAX_SIZE)
+		return bad(why, "size out of range");
+	if (h->iters < 1 || h->iters > PP_MAX_ITERS)
+		return bad(why, "iters out of range");
+	if (h->rx_depth < 1 || h->rx_depth > PP_MAX_RX_DEPTH)
+		return bad(why, "rx_depth out of range");
+	if (h->num_qps < 1 || h->num_qps > PP_MAX_QPS)
+		return bad(why, "num_qps out of range");
+	if (h->sl > PP_MAX_SL)
+		return bad(why, "sl out of range");
+	if (h->link_layer > IBV_LINK_LAYER_MAX)
+		return bad(why, "link_layer out of range");
+	if (!ib_mtu_ok(h->active_mtu))
+		return bad(why, "active_mtu out of range");
+	if (h->gid_index > PP_MAX_GID_IDX && h->gid_index != PP_GID_INDEX_NONE)
+		return bad(why, "gid_index out of range");
+	if (h->gid_type > PP_GID_TYPE_ROCE_V2)
+		return bad(why, "gid_type out of range");
+	return true;
+}
+
+static bool addrs_count_ok(uint32_t count, const char **why)
+{
+	if (count < 1 || count > PP_MAX_QPS)
+		return bad(why, "count out of range");
+	return true;
+}
+
+static bool addr_ok(const struct pp_addr *a, const char **why)
+{
+	if (a->qpn > PP_PSN_MASK)
+		return bad(why, "qpn out of range");
+	if (a->psn > PP_PSN_MASK)
+		return bad(why, "psn out of range");
+	if (a->srqn > PP_PSN_MASK)
+		return bad(why, "srqn out of range");
+	if (a->tgt_qpn > PP_PSN_MASK)
+		return bad(why, "tgt_qpn out of range");
+	return true;
+}
+
+static bool done_ok(const struct pp_done *d, const char **why)
+{
+	if (d->status > 1)
+		return bad(why, "status out of range");
+	if (d->completed > PP_MAX_ITERS)
+		return bad(why, "completed out of range");
+	if (d->lost > PP_MAX_ITERS)
+		return bad(why, "lost out of range");
+	return true;
+}
+
+/* The @n characters of an ERROR text before its terminating NUL. */
+static bool text_ok(const char *s, size_t n, const char **why)
+{
+	size_t i;
+
+	if (n > PP_WIRE_TEXT_LEN)
+		return bad(why, "text too long");
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return bad(why, "text not printable");
+	return true;
+}
+
+static bool msg_ok(const struct pp_msg *m, const char **why)
+{
+	const char *text;
+	uint32_t i;
+
+	switch (m->type) {
+	case PP_MSG_HELLO:
+		return hello_ok(&m->u.hello, why);
+	case PP_MSG_ADDRS:
+		if (!addrs_count_ok(m->u.addrs.count, why))
+			return false;
+		for (i = 0; i < m->u.addrs.count; i++)
+			if (!addr_ok(&m->u.addrs.addr[i], why))
+				return false;
+		return true;
+	case PP_MSG_READY:
+		return true;
+	case PP_MSG_DONE:
+		return done_ok(&m->u.done, why);
+	case PP_MSG_ERROR:
+		text = m->u.error.text;
+		return text_ok(text, strnlen(text, sizeof(m->u.error.text)),
+			       why);
+	}
+	return bad(why, "unknown message type");
+}
+
+/* Is @len the body length of a message of @type (known to the caller)? */
+static bool body_len_ok(uint16_t type, uint32_t len)
+{
+	switch (type) {
+	case PP_MSG_HELLO:
+		return len == PP_WIRE_HELLO_LEN;
+	case PP_MSG_ADDRS:
+		return len >= 4 + PP_WIRE_ADDR_LEN && len <= PP_WIRE_MAX_BODY &&
+		       (len - 4) % PP_WIRE_ADDR_LEN == 0;
+	case PP_MSG_READY:
+		return len == 0;
+	case PP_MSG_DONE:
+		return len == PP_WIRE_DONE_LEN;
+	case PP_MSG_ERROR:
+		return len == PP_WIRE_ERROR_LEN;
+	}
+	return false;
+}
+
+static bool type_known(uint16_t type)
+{
+	return type >= PP_MSG_HELLO && type <= PP_MSG_ERROR;
+}
+
+size_t pp_wire_body_len(const struct pp_msg *m)
+{
+	switch (m->type) {
+	case PP_MSG_HELLO:
+		return PP_WIRE_HELLO_LEN;
+	case PP_MSG_ADDRS:
+		return 4 + (size_t)PP_WIRE_ADDR_LEN * m->u.addrs.count;
+	case PP_MSG_READY:
+		return 0;
+	case PP_MSG_DONE:
+		return PP_WIRE_DONE_LEN;
+	case PP_MSG_ERROR:
+		return PP_WIRE_ERROR_LEN;
+	}
+	return 0;
+}
+
+static void put_hello(uint8_t *p, const struct pp_hello *h)
+{
+	memset(p, 0, PP_WIRE_HELLO_LEN);
+	p[HELLO_TOOL] = h->tool;
+	p[HELLO_TRANSPORT] = h->transport;
+	put_be16(p + HELLO_FLAGS, h->flags);
+	put_be32(p + HELLO_MTU, h->mtu);
+	put_be64(p + HELLO_SIZE, h->size);
+	put_be64(p + HELLO_ITERS, h->iters);
+	put_be32(p + HELLO_RX_DEPTH, h->rx_depth);
+	put_be32(p + HELLO_NUM_QPS, h->num_qps);
+	p[HELLO_SL] = h->sl;
+	p[HELLO_LINK_LAYER] = h->link_layer;
+	put_be16(p + HELLO_ACTIVE_MTU, h->active_mtu);
+	put_be16(p + HELLO_GID_INDEX, h->gid_index);
+	p[HELLO_GID_TYPE] = h->gid_type;
+}
+
+static void put_addr(uint8_t *p, const struct pp_addr *a)
+{
+	put_be16(p + ADDR_LID, a->lid);
+	put_be16(p + ADDR_RESERVED, 0);
+	put_be32(p + ADDR_QPN, a->qpn);
+	put_be32(p + ADDR_PSN, a->psn);
+	put_be32(p + ADDR_SRQN, a->srqn);
+	put_be32(p + ADDR_TGT_QPN, a->tgt_qpn);
+	memcpy(p + ADDR_GID, a->gid, sizeof(a->gid));
+}
+
+static void put_done(uint8_t *p, const struct pp_done *d)
+{
+	put_be32(p + DONE_STATUS, d->status);
+	put_be32(p + DONE_RESERVED, 0);
+	put_be64(p + DONE_COMPLETED, d->completed);
+	put_be64(p + DONE_LOST, d->lost);
+}
+
+static void put_error(uint8_t *p, const struct pp_error_msg *e)
+{
+	size_t n = strnlen(e->text, PP_WIRE_TEXT_LEN);
+
+	put_be32(p + ERROR_CODE, e->code);
+	memcpy(p + ERROR_TEXT, e->text, n);
+	memset(p + ERROR_TEXT + n, 0, PP_WIRE_TEXT_LEN - n);
+}
+
+int pp_wire_encode(const struct pp_msg *m, uint8_t *buf, size_t len,
+		   size_t *out_len)
+{
+	const char *why;
+	size_t body;
+	uint8_t *p;
+	uint32_t i;
+
+	if (!msg_ok(m, &why))
+		return EINVAL;
+	body = pp_wire_body_len(m);
+	if (len < PP_WIRE_HDR_LEN + body)
+		return ENOSPC;
+
+	put_be32(buf + HDR_MAGIC, PP_WIRE_MAGIC);
+	put_be16(buf + HDR_VERSION, PP_WIRE_VERSION);
+	put_be16(buf + HDR_TYPE, (uint16_t)m->type);
+	put_be32(buf + HDR_LEN, (uint32_t)body);
+	p = buf + PP_WIRE_HDR_LEN;
+
+	switch (m->type) {
+	case PP_MSG_HELLO:
+		put_hello(p, &m->u.hello);
+		break;
+	case PP_MSG_ADDRS:
+		put_be32(p + ADDRS_COUNT, m->u.addrs.count);
+		for (i = 0; i < m->u.addrs.count; i++)
+			put_addr(p + ADDRS_FIRST + (size_t)i * PP_WIRE_ADDR_LEN,
+				 &m->u.addrs.addr[i]);
+		break;
+	case PP_MSG_READY:
+		break;
+	case PP_MSG_DONE:
+		put_done(p, &m->u.done);
+		break;
+	case PP_MSG_ERROR:
+		put_error(p, &m->u.error);
+		break;
+	}
+	*out_len = PP_WIRE_HDR_LEN + body;
+	return 0;
+}
+
+int pp_wire_decode_hdr(const uint8_t *buf, struct pp_hdr *hdr, const char **why)
+{
+	hdr->magic = get_be32(buf + HDR_MAGIC);
+	hdr->version = get_be16(buf + HDR_VERSION);
+	hdr->type = get_be16(buf + HDR_TYPE);
+	hdr->len = get_be32(buf + HDR_LEN);
+
+	if (hdr->magic != PP_WIRE_MAGIC) {
+		*why = "bad magic";
+		return EPROTO;
+	}
+	if (hdr->version != PP_WIRE_VERSION) {
+		*why = "unsupported protocol version";
+		return EPROTONOSUPPORT;
+	}
+	if (!type_known(hdr->type)) {
+		*why = "unknown message type";
+		return EBADMSG;
+	}
+	if (!body_len_ok(hdr->type, hdr->len)) {
+		*why = "bad length for message type";
+		return EBADMSG;
+	}
+	return 0;
+}
+
+static int get_hello(const uint8_t *p, struct pp_hello *h, const char **why)
+{
+	memset(h, 0, sizeof(*h));
+	h->tool = p[HELLO_TOOL];
+	h->transport = p[HELLO_TRANSPORT];
+	h->flags = get_be16(p + HELLO_FLAGS);
+	h->mtu = get_be32(p + HELLO_MTU);
+	h->size = get_be64(p + HELLO_SIZE);
+	h->iters = get_be64(p + HELLO_ITERS);
+	h->rx_depth = get_be32(p + HELLO_RX_DEPTH);
+	h->num_qps = get_be32(p + HELLO_NUM_QPS);
+	h->sl = p[HELLO_SL];
+	h->link_layer = p[HELLO_LINK_LAYER];
+	h->active_mtu = get_be16(p + HELLO_ACTIVE_MTU);
+	h->gid_index = get_be16(p + HELLO_GID_INDEX);
+	h->gid_type = p[HELLO_GID_TYPE];
+
+	if (!hello_ok(h, why))
+		return EPROTO;
+	if (!all_zero(p + HELLO_RESERVED, PP_WIRE_HELLO_LEN - HELLO_RESERVED)) {
+		*why = "reserved field not zero";
+		return EPROTO;
+	}
+	return 0;
+}
+
+static int get_addrs(const uint8_t *p, uint32_t len, struct pp_msg *m,
+		     const char **why)
+{
+	uint32_t count = get_be32(p + ADDRS_COUNT);
+	const uint8_t *r;
+	struct pp_addr *a;
+	uint32_t i;
+
+	if (!addrs_count_ok(count, why))
+		return EPROTO;
+	if (count != (len - 4) / PP_WIRE_ADDR_LEN) {
+		*why = "count does not match length";
+		return EBADMSG;
+	}
+	m->u.addrs.count = count;
+	for (i = 0; i < count; i++) {
+		r = p + ADDRS_FIRST + (size_t)i * PP_WIRE_ADDR_LEN;
+		a = &m->u.addrs.addr[i];
+		memset(a, 0, sizeof(*a));
+		a->lid = get_be16(r + ADDR_LID);
+		a->qpn = get_be32(r + ADDR_QPN);
+		a->psn = get_be32(r + ADDR_PSN);
+		a->srqn = get_be32(r + ADDR_SRQN);
+		a->tgt_qpn = get_be32(r + ADDR_TGT_QPN);
+		memcpy(a->gid, r + ADDR_GID, sizeof(a->gid));
+		if (get_be16(r + ADDR_RESERVED)) {
+			*why = "reserved field not zero";
+			return EPROTO;
+		}
+		if (!addr_ok(a, why))
+			return EPROTO;
+	}
+	return 0;
+}
+
+static int get_done(const uint8_t *p, struct pp_done *d, const char **why)
+{
+	memset(d, 0, sizeof(*d));
+	d->status = get_be32(p + DONE_STATUS);
+	d->completed = get_be64(p + DONE_COMPLETED);
+	d->lost = get_be64(p + DONE_LOST);
+
+	if (get_be32(p + DONE_RESERVED)) {
+		*why = "reserved field not zero";
+		return EPROTO;
+	}
+	if (!done_ok(d, why))
+		return EPROTO;
+	return 0;
+}
+
+static int get_error(const uint8_t *p, struct pp_error_msg *e, const char **why)
+{
+	const uint8_t *text = p + ERROR_TEXT;
+	const uint8_t *nul = memchr(text, 0, PP_WIRE_TEXT_LEN);
+	size_t n = nul ? (size_t)(nul - text) : PP_WIRE_TEXT_LEN;
+
+	memset(e, 0, sizeof(*e));
+	e->code = get_be32(p + ERROR_CODE);
+	memcpy(e->text, text, n);
+
+	if (!text_ok(e->text, n, why))
+		return EPROTO;
+	if (!all_zero(text + n, PP_WIRE_TEXT_LEN - n)) {
+		*why = "text not NUL-padded";
+		return EPROTO;
+	}
+	return 0;
+}
+
+int pp_wire_decode_body(const struct pp_hdr *hdr, const uint8_t *body,
+			struct pp_msg *m, const char **why)
+{
+	/* Only the ERROR body is the same in every version. */
+	if (hdr->version != PP_WIRE_VERSION && hdr->type != PP_MSG_ERROR) {
+		*why = "unsupported protocol version";
+		return EPROTONOSUPPORT;
+	}
+	if (!type_known(hdr->type)) {
+		*why = "unknown message type";
+		return EBADMSG;
+	}
+	if (!body_len_ok(hdr->type, hdr->len)) {
+		*why = "bad length for message type";
+		return EBADMSG;
+	}
+
+	m->type = (enum pp_msg_type)hdr->type;
+	switch (m->type) {
+	case PP_MSG_HELLO:
+		return get_hello(body, &m->u.hello, why);
+	case PP_MSG_ADDRS:
+		return get_addrs(body, hdr->len, m, why);
+	case PP_MSG_READY:
+		return 0;
+	case PP_MSG_DONE:
+		return get_done(body, &m->u.done, why);
+	case PP_MSG_ERROR:
+		return get_error(body, &m->u.error, why);
+	}
+	return EBADMSG; /* not reached: type_known() */
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_wire.h - the records of our out-of-band handshake: a pure codec.
+ *
+ * Every message is a 12-byte header and a body of a length fixed by its type.
+ * All integers are big-endian.  Nothing here does I/O or allocates, so every
+ * byte string, good or hostile, can be tested directly.  docs/protocol.md
+ * describes the same layout for people.
+ *
+ * Header:  magic u32 "PPNG" | version u16 | type u16 | body length u32
+ *
+ * HELLO (64 bytes; client -> server: what the client asks for; server ->
+ * client: what the server adopted, with the agreed path MTU in @mtu):
+ *   0 tool u8 | 1 transport u8 | 2 flags u16 | 4 mtu u32 | 8 size u64 |
+ *   16 iters u64 | 24 rx_depth u32 | 28 num_qps u32 | 32 sl u8 |
+ *   33 link_layer u8 | 34 active_mtu u16 | 36 gid_index u16 (0xffff: none) |
+ *   38 gid_type u8 | 39..63 reserved, zero
+ * ADDRS (4 + 36 * count bytes): count u32, then count records of
+ *   lid u16 | reserved u16 | qpn u32 | psn u32 | srqn u32 | tgt_qpn u32 |
+ *   gid 16 bytes
+ * READY (0 bytes): my QPs are ready to receive.
+ * DONE (24 bytes): status u32 | reserved u32 | completed u64 | lost u64
+ * ERROR (248 bytes): code u32 | text 244 bytes, printable ASCII, NUL-padded
+ *
+ * Compatibility rule: the header and the ERROR body never change, so a peer
+ * of any version can tell the other one why it stops ("protocol version:
+ * client 2, server 1").
+ */
+#ifndef PP_WIRE_H
+#define PP_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pp_opts.h"
+
+#define PP_WIRE_MAGIC 0x50504e47U /* "PPNG" */
+#define PP_WIRE_VERSION 1
+#define PP_WIRE_HDR_LEN 12
+#define PP_WIRE_HELLO_LEN 64
+#define PP_WIRE_ADDR_LEN 36
+#define PP_WIRE_DONE_LEN 24
+#define PP_WIRE_TEXT_LEN 244
+#define PP_WIRE_ERROR_LEN (4 + PP_WIRE_TEXT_LEN)
+#define PP_WIRE_MAX_BODY (4 + PP_WIRE_ADDR_LEN * PP_MAX_QPS)
+#define PP_WIRE_MAX_MSG (PP_WIRE_HDR_LEN + PP_WIRE_MAX_BODY)
+
+#define PP_PSN_MASK 0xffffffU /* QPN, PSN and SRQ numbers are 24 bits */
+#define PP_GID_INDEX_NONE 0xffffU
+
+enum pp_msg_type {
+	PP_MSG_HELLO = 1,
+	PP_MSG_ADDRS = 2,
+	PP_MSG_READY = 3,
+	PP_MSG_DONE = 4,
+	PP_MSG_ERROR = 5,
+};
+
+/* HELLO flags */
+#define PP_F_VALIDATE 0x0001U  /* -c: both sides fill and check patterns */
+#define PP_F_ALL PP_F_VALIDATE /* any other bit is a decode error */
+
+/* GID types as carried in HELLO */
+enum pp_gid_type {
+	PP_GID_TYPE_NONE = 0, /* no GID in use */
+	PP_GID_TYPE_IB = 1,
+	PP_GID_TYPE_ROCE_V1 = 2,
+	PP_GID_TYPE_ROCE_V2 = 3,
+};
+
+struct pp_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t len;
+};
+
+/* The parameters of a run and the sender's port. */
+struct pp_hello {
+	uint8_t tool;	     /* enum pp_tool */
+	uint8_t transport;   /* enum pp_transport */
+	uint16_t flags;	     /* PP_F_* */
+	uint32_t mtu;	     /* 0 (auto) or 256..4096, a power of two */
+	uint64_t size;	     /* PP_MIN_SIZE..PP_MAX_SIZE */
+	uint64_t iters;	     /* 1..PP_MAX_ITERS */
+	uint32_t rx_depth;   /* 1..PP_MAX_RX_DEPTH */
+	uint32_t num_qps;    /* 1..PP_MAX_QPS */
+	uint8_t sl;	     /* 0..15 */
+	uint8_t link_layer;  /* IBV_LINK_LAYER_*: 0..2 */
+	uint16_t active_mtu; /* 256..4096, a power of two */
+	uint16_t gid_index;  /* 0..255, or PP_GID_INDEX_NONE */
+	uint8_t gid_type;    /* enum pp_gid_type */
+};
+
+/* The address of one QP: the plain block copied by value everywhere. */
+struct pp_addr {
+	uint16_t lid;
+	uint32_t qpn;	  /* 24 bits */
+	uint32_t psn;	  /* 24 bits */
+	uint32_t srqn;	  /* XRC: SRQ the sender receives on; else 0 */
+	uint32_t tgt_qpn; /* XRC: the receive-side (target) QPN; else 0 */
+	uint8_t gid[16];  /* raw GID bytes; all zero: no GRH */
+};
+
+struct pp_done {
+	uint32_t status;    /* 0: run ok; 1: it failed (see the ERROR) */
+	uint64_t completed; /* iterations completed */
+	uint64_t lost;	    /* iterations lost (UD) */
+};
+
+struct pp_error_msg {
+	uint32_t code;			 /* an errno value, informative */
+	char text[PP_WIRE_TEXT_LEN + 1]; /* NUL-terminated */
+};
+
+struct pp_msg {
+	enum pp_msg_type type;
+	union {
+		struct pp_hello hello;
+		struct {
+			uint32_t count; /* 1..PP_MAX_QPS */
+			struct pp_addr addr[PP_MAX_QPS];
+		} addrs;
+		struct pp_done done;
+		struct pp_error_msg error;
+	} u;
+};
+
+/**
+ * pp_wire_body_len() - the body length of @m as it will be encoded
+ * @m: the message
+ *
+ * Return: the length in bytes, or 0 for READY and for an unknown type.
+ */
+size_t pp_wire_body_len(const struct pp_msg *m);
+
+/**
+ * pp_wire_encode() - encode header and body of @m into @buf
+ * @m: the message; every field must be within the bounds the decoder checks
+ * @buf: output
+ * @len: room in @buf
+ * @out_len: bytes written
+ *
+ * Return: 0; EINVAL if a field is out of range or the type unknown (nothing
+ * that the decoder would refuse is ever sent); ENOSPC if @len is too small.
+ */
+int pp_wire_encode(const struct pp_msg *m, uint8_t *buf, size_t len,
+		   size_t *out_len);
+
+/**
+ * pp_wire_decode_hdr() - decode and check a header
+ * @buf: PP_WIRE_HDR_LEN bytes
+ * @hdr: the fields, filled even on EPROTONOSUPPORT so the caller can name
+ *       the peer's version
+ * @why: on failure, a static string naming what is wrong
+ *
+ * Return: 0; EPROTO (bad magic); EPROTONOSUPPORT (another version);
+ * EBADMSG (unknown type, or a length other than the type's fixed length).
+ */
+int pp_wire_decode_hdr(const uint8_t *buf, struct pp_hdr *hdr,
+		       const char **why);
+
+/**
+ * pp_wire_decode_body() - decode and range-check a body
+ * @hdr: its header, already accepted by pp_wire_decode_hdr() (an ERROR body
+ *       is also decoded under an EPROTONOSUPPORT header)
+ * @body: @hdr->len bytes
+ * @m: the message
+ * @why: on failure, a static string naming the bad field ("qpn out of range")
+ *
+ * Return: 0; EBADMSG (length does not fit the type or the ADDRS count);
+ * EPROTO (a field out of range, a reserved field not zero, text not
+ * printable ASCII).
+ */
+int pp_wire_decode_body(const struct pp_hdr *hdr, const uint8_t *body,
+			struct pp_msg *m, const char **why);
+
+#endif /* PP_WIRE_H */

@@ -1,0 +1,1277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_hs.c - the handshake: the pure adoption rules table by table, then
+ * real client and server processes over 127.0.0.1 and ::1.
+ */
+#include <check.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pp_hs.h"
+#include "pp_sock.h"
+#include "pp_time.h"
+
+#define LL_IB 1
+#define LL_ETH 2
+#define CHILD_ALARM_S 10
+
+/* ---------------------------------------------------------------- pure */
+
+static void caps_init(struct pp_port_caps *c, uint32_t active_mtu)
+{
+	*c = (struct pp_port_caps){
+		.devname = "rxe0",
+		.ib_port = 1,
+		.link_layer = LL_ETH,
+		.active_mtu = active_mtu,
+		.max_mtu = 4096,
+		.max_msg_sz = 1U << 31,
+		.max_mr_size = ~0ULL,
+		.max_qp_wr = 16384,
+		.max_srq_wr = 16384,
+		.max_qp = 4096,
+		.max_cqe = 65536,
+		.gid_tbl_len = 16,
+		.xrc = true,
+	};
+}
+
+/* A side of @tool with default options, its port at @active_mtu. */
+struct side {
+	struct pp_opts o;
+	struct pp_port_caps caps;
+	struct pp_hello h;
+};
+
+static void side_init(struct side *s, enum pp_tool tool, uint32_t active_mtu)
+{
+	pp_opts_init(&s->o, tool, "test_hs");
+	caps_init(&s->caps, active_mtu);
+	pp_hello_build(&s->o, &s->caps, -1, PP_GID_TYPE_NONE, &s->h);
+}
+
+/* Rebuild the HELLO after a change of options or port. */
+static void side_rebuild(struct side *s)
+{
+	pp_hello_build(&s->o, &s->caps, -1, PP_GID_TYPE_NONE, &s->h);
+}
+
+static void set_opt(struct pp_opts *o, enum pp_opt_id id)
+{
+	o->set |= 1u << id;
+}
+
+#define ck_assert_err(e, want)                                              \
+	ck_assert_msg(strstr((e)->msg, (want)), "'%s' not in '%s'", (want), \
+		      (e)->msg)
+
+static int adopt(const struct side *srv, const struct side *cl,
+		 struct pp_hello *agreed, struct pp_err *err)
+{
+	return pp_hello_adopt(&srv->o, &srv->caps, &srv->h, &cl->h, agreed,
+			      err);
+}
+
+START_TEST(build_copies_options)
+{
+	struct pp_port_caps caps;
+	struct pp_hello h;
+	struct pp_opts o;
+
+	pp_opts_init(&o, PP_TOOL_SRQ, "t");
+	caps_init(&caps, 2048);
+	caps.link_layer = LL_IB;
+	o.validate = true;
+	o.mtu = 1024;
+	o.size = 777;
+	o.iters = 12;
+	o.rx_depth = 33;
+	o.num_qps = 7;
+	o.sl = 5;
+	pp_hello_build(&o, &caps, -1, PP_GID_TYPE_NONE, &h);
+	ck_assert_uint_eq(h.tool, PP_TOOL_SRQ);
+	ck_assert_uint_eq(h.transport, PP_TR_SRQ);
+	ck_assert_uint_eq(h.flags, PP_F_VALIDATE);
+	ck_assert_uint_eq(h.mtu, 1024);
+	ck_assert_uint_eq(h.size, 777);
+	ck_assert_uint_eq(h.iters, 12);
+	ck_assert_uint_eq(h.rx_depth, 33);
+	ck_assert_uint_eq(h.num_qps, 7);
+	ck_assert_uint_eq(h.sl, 5);
+	ck_assert_uint_eq(h.link_layer, LL_IB);
+	ck_assert_uint_eq(h.active_mtu, 2048);
+	ck_assert_uint_eq(h.gid_index, PP_GID_INDEX_NONE);
+	ck_assert_uint_eq(h.gid_type, PP_GID_TYPE_NONE);
+
+	o.validate = false;
+	pp_hello_build(&o, &caps, 3, PP_GID_TYPE_ROCE_V2, &h);
+	ck_assert_uint_eq(h.flags, 0);
+	ck_assert_uint_eq(h.gid_index, 3);
+	ck_assert_uint_eq(h.gid_type, PP_GID_TYPE_ROCE_V2);
+}
+END_TEST
+
+START_TEST(adopt_client_params)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	side_init(&cl, PP_TOOL_RC, 4096);
+	srv.o.size = 1024; /* defaults, not set explicitly: adopted */
+	srv.o.iters = 5;
+	pp_hello_build(&srv.o, &srv.caps, 1, PP_GID_TYPE_ROCE_V2, &srv.h);
+	cl.o.transport = PP_TR_UC;
+	cl.o.size = 8192;
+	cl.o.iters = 77;
+	cl.o.rx_depth = 100;
+	cl.o.sl = 3;
+	cl.o.validate = true;
+	cl.caps.link_layer = LL_ETH;
+	pp_hello_build(&cl.o, &cl.caps, 0, PP_GID_TYPE_ROCE_V1, &cl.h);
+
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+	ck_assert_uint_eq(agreed.tool, PP_TOOL_RC);
+	ck_assert_uint_eq(agreed.transport, PP_TR_UC);
+	ck_assert_uint_eq(agreed.size, 8192);
+	ck_assert_uint_eq(agreed.iters, 77);
+	ck_assert_uint_eq(agreed.rx_depth, 100);
+	ck_assert_uint_eq(agreed.sl, 3);
+	ck_assert_uint_eq(agreed.flags, PP_F_VALIDATE);
+	ck_assert_uint_eq(agreed.mtu, 1024);
+	/* The server's own port fields. */
+	ck_assert_uint_eq(agreed.active_mtu, 1024);
+	ck_assert_uint_eq(agreed.gid_index, 1);
+	ck_assert_uint_eq(agreed.gid_type, PP_GID_TYPE_ROCE_V2);
+}
+END_TEST
+
+START_TEST(adopt_explicit_equal_is_fine)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+
+	side_init(&srv, PP_TOOL_SRQ, 1024);
+	side_init(&cl, PP_TOOL_SRQ, 1024);
+	set_opt(&srv.o, PP_OPT_SIZE);
+	set_opt(&srv.o, PP_OPT_ITERS);
+	set_opt(&srv.o, PP_OPT_NUM_QPS);
+	set_opt(&srv.o, PP_OPT_RX_DEPTH);
+	set_opt(&srv.o, PP_OPT_SL);
+	set_opt(&srv.o, PP_OPT_CHECK);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.num_qps, 16);
+}
+END_TEST
+
+/* Path MTU: the client's -m, else the smaller active MTU. */
+static const struct {
+	uint32_t cl_active, srv_active, cl_mtu, want; /* want 0: refused */
+	const char *msg;
+} mtu_cases[] = {
+	{ 4096, 1024, 0, 1024, NULL },
+	{ 512, 1024, 0, 512, NULL },
+	{ 2048, 2048, 0, 2048, NULL },
+	{ 4096, 4096, 512, 512, NULL },
+	{ 1024, 4096, 2048, 0,
+	  "MTU: client asks 2048, client port active MTU 1024" },
+	{ 4096, 1024, 2048, 0,
+	  "MTU: client asks 2048, server port active MTU 1024" },
+};
+
+START_TEST(adopt_path_mtu)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+	int rc;
+
+	side_init(&srv, PP_TOOL_RC, mtu_cases[_i].srv_active);
+	side_init(&cl, PP_TOOL_RC, mtu_cases[_i].cl_active);
+	cl.o.mtu = mtu_cases[_i].cl_mtu;
+	side_rebuild(&cl);
+	rc = adopt(&srv, &cl, &agreed, &err);
+	if (mtu_cases[_i].want) {
+		ck_assert_msg(rc == 0, "%s", err.msg);
+		ck_assert_uint_eq(agreed.mtu, mtu_cases[_i].want);
+	} else {
+		ck_assert_int_eq(rc, EINVAL);
+		ck_assert_err(&err, mtu_cases[_i].msg);
+	}
+}
+END_TEST
+
+/* One mismatch: the server set an option the client asks otherwise. */
+struct mismatch {
+	enum pp_tool srv_tool, cl_tool;
+	void (*apply)(struct side *srv, struct side *cl);
+	const char *msg;
+};
+
+static void mm_size(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_SIZE);
+	srv->o.size = 1024;
+	cl->o.size = 4096;
+}
+
+static void mm_iters(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_ITERS);
+	srv->o.iters = 5;
+	cl->o.iters = 1000;
+}
+
+static void mm_mtu(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_MTU);
+	srv->o.mtu = 512;
+	cl->o.mtu = 1024;
+}
+
+static void mm_mtu_auto(struct side *srv, struct side *cl)
+{
+	(void)cl;
+	set_opt(&srv->o, PP_OPT_MTU);
+	srv->o.mtu = 512;
+}
+
+static void mm_rx_depth(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_RX_DEPTH);
+	srv->o.rx_depth = 64;
+	cl->o.rx_depth = 500;
+}
+
+static void mm_qps(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_NUM_QPS);
+	srv->o.num_qps = 4;
+	cl->o.num_qps = 16;
+}
+
+static void mm_sl(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_SL);
+	srv->o.sl = 2;
+	cl->o.sl = 0;
+}
+
+static void mm_uc(struct side *srv, struct side *cl)
+{
+	(void)cl;
+	set_opt(&srv->o, PP_OPT_UC);
+	srv->o.transport = PP_TR_UC;
+}
+
+static void mm_check(struct side *srv, struct side *cl)
+{
+	(void)cl;
+	set_opt(&srv->o, PP_OPT_CHECK);
+	srv->o.validate = true;
+}
+
+static void mm_none(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	(void)cl;
+}
+
+static void mm_foreign_transport(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.transport = PP_TR_UD;
+}
+
+static void mm_ud_size(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.size = 2048;
+}
+
+static void mm_xrc(struct side *srv, struct side *cl)
+{
+	(void)cl;
+	srv->caps.xrc = false;
+}
+
+static void mm_srq_none(struct side *srv, struct side *cl)
+{
+	(void)cl;
+	srv->caps.max_srq_wr = 0;
+}
+
+static void mm_max_qp_wr(struct side *srv, struct side *cl)
+{
+	(void)cl;
+	srv->caps.max_qp_wr = 100;
+}
+
+static void mm_max_qp(struct side *srv, struct side *cl)
+{
+	srv->caps.max_qp = 8;
+	cl->o.num_qps = 16;
+}
+
+static void mm_link_layer(struct side *srv, struct side *cl)
+{
+	srv->caps.link_layer = LL_IB;
+	cl->caps.link_layer = LL_ETH;
+}
+
+static const struct mismatch mismatches[] = {
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_size, "size: client 4096, server 1024" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_iters,
+	  "iterations: client 1000, server 5" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_mtu, "MTU: client 1024, server 512" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_mtu_auto, "MTU: client auto, server 512" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_rx_depth,
+	  "rx depth: client 500, server 64" },
+	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_qps, "QPs: client 16, server 4" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_sl, "SL: client 0, server 2" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_uc, "transport: client rc, server uc" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_check,
+	  "data validation: client off, server on" },
+	{ PP_TOOL_RC, PP_TOOL_UD, mm_none,
+	  "transport binary: client ud_pingpong, server rc_pingpong" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_foreign_transport,
+	  "transport: client ud, server rc" },
+	{ PP_TOOL_UD, PP_TOOL_UD, mm_ud_size,
+	  "size: 2048 is larger than the MTU 1024 (UD messages must fit in one MTU; use -s 1024 or less)" },
+	{ PP_TOOL_XRC, PP_TOOL_XRC, mm_xrc,
+	  "XRC: not supported by device rxe0" },
+	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_srq_none,
+	  "SRQ: not supported by device rxe0" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_max_qp_wr,
+	  "rx depth: 500 asked, device rxe0 max QP WRs 100" },
+	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_max_qp,
+	  "QPs: 16 asked, device rxe0 max QPs 8" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_link_layer,
+	  "link layer: client Ethernet, server InfiniBand" },
+};
+
+#define N_MISMATCHES ((int)(sizeof(mismatches) / sizeof(mismatches[0])))
+
+static void mismatch_sides(int i, struct side *srv, struct side *cl)
+{
+	side_init(srv, mismatches[i].srv_tool, 1024);
+	side_init(cl, mismatches[i].cl_tool, 1024);
+	mismatches[i].apply(srv, cl);
+	side_rebuild(srv);
+	side_rebuild(cl);
+}
+
+START_TEST(adopt_mismatch)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+
+	mismatch_sides(_i, &srv, &cl);
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), EINVAL);
+	ck_assert_err(&err, mismatches[_i].msg);
+	ck_assert(!err.remote);
+}
+END_TEST
+
+START_TEST(check_limits)
+{
+	struct pp_port_caps caps;
+	struct pp_hello h;
+	struct pp_opts o;
+	struct pp_err err;
+
+	pp_opts_init(&o, PP_TOOL_RC, "t");
+	caps_init(&caps, 1024);
+	pp_hello_build(&o, &caps, -1, PP_GID_TYPE_NONE, &h);
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), 0);
+
+	h.mtu = 4096;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(
+		&err,
+		"MTU: 4096 asked, port rxe0:1 active MTU 1024 (use -m 1024 or less)");
+	h.mtu = 1024;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), 0);
+
+	caps.max_msg_sz = 1000;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(&err, "size: 4096");
+	ck_assert_err(&err, "1000");
+	caps.max_msg_sz = 0; /* unknown: not a limit */
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), 0);
+
+	caps.max_mr_size = 2048;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(&err, "size: 4096");
+	ck_assert_err(&err, "2048");
+	caps.max_mr_size = 0;
+
+	caps.max_qp_wr = 499;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(&err, "rx depth: 500 asked, device rxe0 max QP WRs 499");
+	caps.max_qp_wr = 500;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), 0);
+
+	h.transport = PP_TR_SRQ;
+	caps.max_srq_wr = 200;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(&err, "rx depth: 500 asked, device rxe0 max SRQ WRs 200");
+	caps.max_srq_wr = 0;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(&err, "SRQ: not supported by device rxe0");
+	caps.max_srq_wr = 1000;
+
+	h.num_qps = 9;
+	caps.max_qp = 8;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(&err, "QPs: 9 asked, device rxe0 max QPs 8");
+	caps.max_qp = 9;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), 0);
+
+	h.transport = PP_TR_XRC;
+	caps.xrc = false;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(&err, "XRC: not supported by device rxe0");
+	caps.xrc = true;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), 0);
+}
+END_TEST
+
+START_TEST(check_ud_mtu)
+{
+	struct pp_port_caps caps;
+	struct pp_hello h;
+	struct pp_opts o;
+	struct pp_err err;
+
+	pp_opts_init(&o, PP_TOOL_UD, "t");
+	caps_init(&caps, 2048);
+	o.size = 2048;
+	pp_hello_build(&o, &caps, -1, PP_GID_TYPE_NONE, &h);
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), 0);
+	h.size = 2049;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(&err, "size: 2049 is larger than the MTU 2048");
+	/* The MTU in use is -m when given. */
+	h.size = 1024;
+	h.mtu = 512;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(&err, "use -s 512 or less");
+	/* RC messages span many MTUs. */
+	h.transport = PP_TR_RC;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------- sockets */
+
+static const char *const hosts[] = { "127.0.0.1", "::1" };
+
+struct result {
+	int rc;
+	bool remote;
+	char msg[PP_ERR_LEN];
+};
+
+/* What a child does with its end; returns 0 or an errno, fills @err. */
+typedef int (*side_fn)(const struct pp_conn *c, const void *arg,
+		       struct pp_err *err);
+
+struct child {
+	pid_t pid;
+	int rd; /* the child's struct result */
+};
+
+/* Listen on a free port of @bind_addr: 20000.. from our pid, skip taken. */
+static uint32_t listen_free(const char *bind_addr, int *lfd)
+{
+	uint32_t base = (uint32_t)getpid() % 20000, port;
+	struct pp_err err;
+	int i, rc;
+
+	for (i = 0; i < 200; i++) {
+		port = 20000 + (base + (uint32_t)i * 101) % 20000;
+		rc = pp_sock_listen(bind_addr, port, lfd, &err);
+		if (!rc)
+			return port;
+		ck_assert_msg(rc == EADDRINUSE, "listen: %s", err.msg);
+	}
+	ck_abort_msg("no free TCP port");
+	return 0;
+}
+
+static void write_result(int wfd, int rc, const struct pp_err *err)
+{
+	struct result r = { .rc = rc, .remote = err->remote };
+
+	memcpy(r.msg, err->msg, sizeof(r.msg));
+	if (write(wfd, &r, sizeof(r)) != (ssize_t)sizeof(r))
+		_exit(2);
+}
+
+/* Fork a server that accepts one client on @lfd and runs @fn. */
+static struct child start_server(int lfd, side_fn fn, const void *arg,
+				 int timeout_ms)
+{
+	struct child ch;
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	ch.pid = fork();
+	ck_assert_int_ge(ch.pid, 0);
+	if (ch.pid == 0) {
+		struct pp_err err = { .msg = "" };
+		struct pp_conn c = { .is_server = true,
+				     .timeout_ms = timeout_ms };
+		int rc;
+
+		alarm(CHILD_ALARM_S);
+		close(p[0]);
+		rc = pp_sock_accept(lfd, pp_deadline(5000), &c.fd, NULL, 0);
+		if (rc)
+			pp_err_set(&err, "accept: %s", strerror(rc));
+		else
+			rc = fn(&c, arg, &err);
+		write_result(p[1], rc, &err);
+		_exit(rc ? 1 : 0);
+	}
+	close(p[1]);
+	close(lfd);
+	ch.rd = p[0];
+	return ch;
+}
+
+/* The child's result and exit status. */
+static int collect(struct child *ch, struct result *r)
+{
+	struct pollfd pfd = { .fd = ch->rd, .events = POLLIN };
+	int status;
+
+	memset(r, 0, sizeof(*r));
+	ck_assert_msg(poll(&pfd, 1, 8000) == 1, "child gave no result");
+	ck_assert_int_eq(read(ch->rd, r, sizeof(*r)), (ssize_t)sizeof(*r));
+	close(ch->rd);
+	ck_assert_int_eq(waitpid(ch->pid, &status, 0), ch->pid);
+	ck_assert_msg(WIFEXITED(status), "child died, status %#x", status);
+	return WEXITSTATUS(status);
+}
+
+static void connect_to(const char *host, uint32_t port, int timeout_ms,
+		       struct pp_conn *c)
+{
+	struct pp_err err;
+	int rc;
+
+	*c = (struct pp_conn){ .is_server = false, .timeout_ms = timeout_ms };
+	rc = pp_sock_connect(host, port, pp_deadline(3000), &c->fd, &err);
+	ck_assert_msg(rc == 0, "connect: %s", err.msg);
+}
+
+static void addr_fill(struct pp_addr *a, uint32_t n, uint32_t seed)
+{
+	uint32_t i;
+
+	memset(a, 0, n * sizeof(*a));
+	for (i = 0; i < n; i++) {
+		a[i].lid = (uint16_t)(seed + i);
+		a[i].qpn = (seed << 8) + i;
+		a[i].psn = (seed << 4) + i;
+		a[i].gid[15] = (uint8_t)i;
+	}
+}
+
+/* A whole handshake: the server adopts, then ADDRS, READY, DONE. */
+static int srv_full_run(const struct pp_conn *c, const void *arg,
+			struct pp_err *err)
+{
+	struct pp_addr mine[2], theirs[2], want[2];
+	struct pp_done done = { .completed = 7 }, peer_done;
+	struct pp_hello agreed;
+	struct side srv;
+	int rc;
+
+	(void)arg;
+	side_init(&srv, PP_TOOL_RC, 1024);
+	rc = pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, err);
+	if (rc)
+		return rc;
+	if (agreed.size != 8192 || agreed.iters != 42 || agreed.mtu != 1024 ||
+	    agreed.transport != PP_TR_UC || agreed.flags != PP_F_VALIDATE ||
+	    agreed.num_qps != 2) {
+		pp_err_set(err, "agreed size %llu iters %llu mtu %u",
+			   (unsigned long long)agreed.size,
+			   (unsigned long long)agreed.iters, agreed.mtu);
+		return EDOM;
+	}
+	addr_fill(mine, 2, 200);
+	addr_fill(want, 2, 100);
+	rc = pp_hs_exchange_addrs(c, mine, theirs, 2, err);
+	if (rc)
+		return rc;
+	if (memcmp(theirs, want, sizeof(want))) {
+		pp_err_set(err, "client's addresses differ");
+		return EDOM;
+	}
+	rc = pp_hs_sync(c, err);
+	if (rc)
+		return rc;
+	rc = pp_hs_done(c, &done, &peer_done, err);
+	if (rc)
+		return rc;
+	if (peer_done.completed != 42) {
+		pp_err_set(err, "client's DONE: %llu",
+			   (unsigned long long)peer_done.completed);
+		return EDOM;
+	}
+	return 0;
+}
+
+/* bind address (NULL: dual stack), host to connect to */
+static const char *const full_runs[][2] = {
+	{ NULL, "127.0.0.1" },	      { NULL, "::1" },
+	{ "127.0.0.1", "127.0.0.1" }, { "::1", "::1" },
+	{ "localhost", "localhost" },
+};
+
+START_TEST(sock_full_run)
+{
+	struct pp_addr mine[2], theirs[2], want[2];
+	struct pp_done done = { .completed = 42 }, peer_done;
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	struct side cl;
+	uint32_t port;
+	int lfd, status;
+
+	port = listen_free(full_runs[_i][0], &lfd);
+	ch = start_server(lfd, srv_full_run, NULL, 3000);
+
+	side_init(&cl, PP_TOOL_RC, 4096);
+	cl.o.transport = PP_TR_UC;
+	cl.o.size = 8192;
+	cl.o.iters = 42;
+	cl.o.num_qps = 2;
+	cl.o.validate = true;
+	side_rebuild(&cl);
+	connect_to(full_runs[_i][1], port, 3000, &c);
+	ck_assert_msg(pp_hs_client_hello(&c, &cl.h, &agreed, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_uint_eq(agreed.mtu, 1024);
+	ck_assert_uint_eq(agreed.active_mtu, 1024); /* the server's port */
+	ck_assert_uint_eq(agreed.size, 8192);
+	addr_fill(mine, 2, 100);
+	addr_fill(want, 2, 200);
+	ck_assert_msg(pp_hs_exchange_addrs(&c, mine, theirs, 2, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_mem_eq(theirs, want, sizeof(want));
+	ck_assert_msg(pp_hs_sync(&c, &err) == 0, "%s", err.msg);
+	ck_assert_msg(pp_hs_done(&c, &done, &peer_done, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_uint_eq(peer_done.completed, 7);
+	close(c.fd);
+
+	status = collect(&ch, &r);
+	ck_assert_msg(status == 0 && r.rc == 0, "server: %d %s", r.rc, r.msg);
+}
+END_TEST
+
+static int srv_mismatch(const struct pp_conn *c, const void *arg,
+			struct pp_err *err)
+{
+	const int *i = arg;
+	struct pp_hello agreed;
+	struct side srv, cl;
+
+	mismatch_sides(*i, &srv, &cl);
+	return pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, err);
+}
+
+/* Every mismatch, over IPv4 and IPv6: both sides print the same line. */
+START_TEST(sock_mismatch_both_sides)
+{
+	int i = _i / 2;
+	struct pp_hello agreed;
+	struct side srv, cl;
+	struct pp_err err;
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	uint32_t port;
+	int lfd, rc;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_mismatch, &i, 3000);
+	mismatch_sides(i, &srv, &cl);
+	connect_to(hosts[_i % 2], port, 3000, &c);
+	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
+	close(c.fd);
+
+	ck_assert_int_eq(rc, ECONNABORTED);
+	ck_assert(err.remote);
+	ck_assert_err(&err, mismatches[i].msg);
+	ck_assert_int_eq(collect(&ch, &r), 1);
+	ck_assert_int_eq(r.rc, EINVAL);
+	ck_assert_msg(strstr(r.msg, mismatches[i].msg), "server: %s", r.msg);
+	ck_assert_str_eq(r.msg, err.msg);
+}
+END_TEST
+
+static int srv_hello_only(const struct pp_conn *c, const void *arg,
+			  struct pp_err *err)
+{
+	struct pp_hello agreed;
+	struct side srv;
+
+	(void)arg;
+	side_init(&srv, PP_TOOL_RC, 1024);
+	return pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, err);
+}
+
+START_TEST(sock_client_closes_early)
+{
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	uint32_t port;
+	int lfd;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_hello_only, NULL, 3000);
+	connect_to(hosts[_i], port, 3000, &c);
+	close(c.fd);
+	ck_assert_int_eq(collect(&ch, &r), 1);
+	ck_assert_int_eq(r.rc, ECONNRESET);
+	ck_assert_str_eq(
+		r.msg, "the client closed the connection before sending HELLO");
+}
+END_TEST
+
+static int srv_close_at_once(const struct pp_conn *c, const void *arg,
+			     struct pp_err *err)
+{
+	(void)arg;
+	(void)err;
+	close(c->fd);
+	return 0;
+}
+
+START_TEST(sock_server_closes_early)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	struct side cl;
+	uint32_t port;
+	int lfd, rc;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_close_at_once, NULL, 3000);
+	connect_to(hosts[_i], port, 3000, &c);
+	ck_assert_int_eq(collect(&ch, &r), 0); /* closed before we send */
+	side_init(&cl, PP_TOOL_RC, 1024);
+	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
+	close(c.fd);
+	ck_assert_int_eq(rc, ECONNRESET);
+	ck_assert_msg(strstr(err.msg, "the server closed the connection") ||
+			      strstr(err.msg,
+				     "sending HELLO to the server failed"),
+		      "%s", err.msg);
+}
+END_TEST
+
+/* A listener that never accepts: the kernel completes the connection. */
+START_TEST(sock_peer_never_answers)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct pp_conn c;
+	struct side cl;
+	uint32_t port;
+	int64_t t0;
+	int lfd, rc;
+
+	port = listen_free(NULL, &lfd);
+	connect_to(hosts[_i], port, 300, &c);
+	side_init(&cl, PP_TOOL_RC, 1024);
+	t0 = pp_now_ns();
+	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
+	t0 = pp_now_ns() - t0;
+	close(c.fd);
+	close(lfd);
+	ck_assert_int_eq(rc, ETIMEDOUT);
+	ck_assert_err(&err, "no HELLO from the server within 300 ms");
+	ck_assert_msg(t0 >= 250000000 && t0 < 2000000000LL, "took %lld ns",
+		      (long long)t0);
+}
+END_TEST
+
+START_TEST(sock_port_in_use)
+{
+	static const char *const binds[] = { NULL, "127.0.0.1", "::1" };
+	struct pp_err err;
+	char want[64];
+	uint32_t port;
+	int lfd, lfd2 = -1;
+
+	port = listen_free(binds[_i], &lfd);
+	ck_assert_int_eq(pp_sock_listen(binds[_i], port, &lfd2, &err),
+			 EADDRINUSE);
+	snprintf(want, sizeof(want), "TCP port %u", port);
+	ck_assert_err(&err, want);
+	ck_assert_err(&err, "already in use");
+	ck_assert_int_eq(lfd2, -1);
+	close(lfd);
+}
+END_TEST
+
+START_TEST(sock_unresolvable)
+{
+	struct pp_err err;
+	int fd = -1;
+
+	ck_assert_int_eq(pp_sock_connect("no-such-host.invalid", 18515,
+					 pp_deadline(2000), &fd, &err),
+			 EADDRNOTAVAIL);
+	ck_assert_err(&err, "cannot resolve 'no-such-host.invalid'");
+	ck_assert_int_eq(pp_sock_listen("no-such-host.invalid", 18515, &fd,
+					&err),
+			 EADDRNOTAVAIL);
+	ck_assert_err(&err,
+		      "cannot resolve bind address 'no-such-host.invalid'");
+	ck_assert_int_eq(fd, -1);
+}
+END_TEST
+
+/* A port nobody listens on: taken from the free range, then released. */
+static uint32_t dead_port(void)
+{
+	uint32_t port;
+	int lfd;
+
+	port = listen_free(NULL, &lfd);
+	close(lfd);
+	return port;
+}
+
+START_TEST(sock_refused)
+{
+	struct pp_err err;
+	char want[80];
+	uint32_t port = dead_port();
+	int64_t t0 = pp_now_ns();
+	int fd = -1;
+
+	ck_assert_int_eq(pp_sock_connect(hosts[_i], port, pp_deadline(300), &fd,
+					 &err),
+			 ECONNREFUSED);
+	t0 = pp_now_ns() - t0;
+	ck_assert_msg(t0 < 1000000000LL, "took %lld ns", (long long)t0);
+	ck_assert_msg(t0 >= 150000000LL, "no retry: %lld ns", (long long)t0);
+	snprintf(want, sizeof(want),
+		 _i ? "no server at [::1]:%u" : "no server at 127.0.0.1:%u",
+		 port);
+	ck_assert_err(&err, want);
+	ck_assert_err(&err, "connection refused");
+	ck_assert_int_eq(fd, -1);
+}
+END_TEST
+
+/* A client started just before its server connects on a retry. */
+START_TEST(sock_server_starts_late)
+{
+	struct pp_err err;
+	uint32_t port = dead_port();
+	int fd, status;
+	pid_t pid;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int lfd, cfd;
+
+		alarm(CHILD_ALARM_S);
+		usleep(300000);
+		if (pp_sock_listen(NULL, port, &lfd, &err))
+			_exit(1);
+		if (pp_sock_accept(lfd, pp_deadline(3000), &cfd, NULL, 0))
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_msg(pp_sock_connect("127.0.0.1", port, pp_deadline(3000), &fd,
+				      &err) == 0,
+		      "%s", err.msg);
+	close(fd);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+START_TEST(sock_readable_and_io)
+{
+	char peer[64] = "", buf[8];
+	struct pp_conn c;
+	uint32_t port;
+	int lfd, sfd;
+
+	port = listen_free(NULL, &lfd);
+	connect_to(hosts[_i], port, 300, &c);
+	ck_assert_int_eq(pp_sock_accept(lfd, pp_deadline(1000), &sfd, peer,
+					sizeof(peer)),
+			 0);
+	ck_assert_str_eq(peer, _i ? "::1" : "::ffff:127.0.0.1");
+	ck_assert(!pp_sock_readable(sfd));
+	ck_assert_int_eq(
+		pp_sock_write_all(c.fd, "pingpong", 8, pp_deadline(1000)), 0);
+	ck_assert_int_eq(pp_sock_read_all(sfd, buf, 4, pp_deadline(1000)), 0);
+	ck_assert_mem_eq(buf, "ping", 4);
+	ck_assert(pp_sock_readable(sfd));
+	/* Four bytes left, eight asked: a timeout, not a short success. */
+	ck_assert_int_eq(pp_sock_read_all(sfd, buf, 8, pp_deadline(100)),
+			 ETIMEDOUT);
+	close(c.fd);
+	ck_assert(pp_sock_readable(sfd)); /* EOF counts */
+	ck_assert_int_eq(pp_sock_read_all(sfd, buf, 1, pp_deadline(1000)),
+			 ECONNRESET);
+	ck_assert_int_eq(pp_sock_accept(lfd, pp_deadline(100), &sfd, NULL, 0),
+			 ETIMEDOUT);
+	close(sfd);
+	close(lfd);
+}
+END_TEST
+
+/* A raw peer: connect, write @out, read back the server's ERROR. */
+static void raw_exchange(uint32_t port, const void *out, size_t out_len,
+			 struct pp_msg *m)
+{
+	uint8_t buf[PP_WIRE_HDR_LEN + PP_WIRE_ERROR_LEN];
+	struct pp_conn c;
+	struct pp_hdr hdr;
+	const char *why = "";
+
+	connect_to("127.0.0.1", port, 3000, &c);
+	ck_assert_int_eq(
+		pp_sock_write_all(c.fd, out, out_len, pp_deadline(1000)), 0);
+	ck_assert_int_eq(
+		pp_sock_read_all(c.fd, buf, sizeof(buf), pp_deadline(3000)), 0);
+	close(c.fd);
+	ck_assert_msg(pp_wire_decode_hdr(buf, &hdr, &why) == 0, "%s", why);
+	ck_assert_uint_eq(hdr.type, PP_MSG_ERROR);
+	ck_assert_msg(pp_wire_decode_body(&hdr, buf + PP_WIRE_HDR_LEN, m,
+					  &why) == 0,
+		      "%s", why);
+}
+
+static void be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void be32(uint8_t *p, uint32_t v)
+{
+	be16(p, (uint16_t)(v >> 16));
+	be16(p + 2, (uint16_t)v);
+}
+
+START_TEST(sock_version_mismatch)
+{
+	uint8_t hdr[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN] = { 0 };
+	const char *want = "protocol version: client 2, server 1";
+	struct result r;
+	struct child ch;
+	struct pp_msg m;
+	uint32_t port;
+	int lfd;
+
+	be32(hdr, PP_WIRE_MAGIC);
+	be16(hdr + 4, 2);
+	be16(hdr + 6, PP_MSG_HELLO);
+	be32(hdr + 8, PP_WIRE_HELLO_LEN);
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_hello_only, NULL, 3000);
+	raw_exchange(port, hdr, sizeof(hdr), &m);
+	ck_assert_str_eq(m.u.error.text, want);
+	ck_assert_uint_eq(m.u.error.code, EPROTONOSUPPORT);
+	ck_assert_int_eq(collect(&ch, &r), 1);
+	ck_assert_int_eq(r.rc, EPROTONOSUPPORT);
+	ck_assert_str_eq(r.msg, want);
+}
+END_TEST
+
+/* A server of version 2 answers with a header the client cannot read. */
+static int srv_v2(const struct pp_conn *c, const void *arg, struct pp_err *err)
+{
+	uint8_t out[PP_WIRE_HDR_LEN + PP_WIRE_ERROR_LEN] = { 0 };
+	uint8_t in[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN];
+	const bool *send_error = arg;
+	int rc;
+
+	(void)err;
+	rc = pp_sock_read_all(c->fd, in, sizeof(in), pp_deadline(3000));
+	if (rc)
+		return rc;
+	be32(out, PP_WIRE_MAGIC);
+	be16(out + 4, 2);
+	if (*send_error) {
+		be16(out + 6, PP_MSG_ERROR);
+		be32(out + 8, PP_WIRE_ERROR_LEN);
+		be32(out + 12, EPROTONOSUPPORT);
+		strcpy((char *)out + 16,
+		       "protocol version: client 1, server 2");
+		return pp_sock_write_all(c->fd, out, sizeof(out),
+					 pp_deadline(3000));
+	}
+	be16(out + 6, PP_MSG_HELLO);
+	be32(out + 8, PP_WIRE_HELLO_LEN);
+	return pp_sock_write_all(c->fd, out, PP_WIRE_HDR_LEN,
+				 pp_deadline(3000));
+}
+
+START_TEST(sock_client_sees_new_server)
+{
+	const bool send_error = _i;
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	struct side cl;
+	uint32_t port;
+	int lfd, rc;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_v2, &send_error, 3000);
+	side_init(&cl, PP_TOOL_RC, 1024);
+	connect_to("::1", port, 3000, &c);
+	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
+	close(c.fd);
+	ck_assert_int_eq(collect(&ch, &r), 0);
+	ck_assert_str_eq(err.msg, "protocol version: client 1, server 2");
+	if (send_error) {
+		ck_assert_int_eq(rc, ECONNABORTED);
+		ck_assert(err.remote);
+	} else {
+		ck_assert_int_eq(rc, EPROTONOSUPPORT);
+		ck_assert(!err.remote);
+	}
+}
+END_TEST
+
+START_TEST(sock_garbage)
+{
+	const char junk[] = "GET / HTTP/1.0\r\n\r\n";
+	const char *want = "bad HELLO from the client: bad magic";
+	struct result r;
+	struct child ch;
+	struct pp_msg m;
+	uint32_t port;
+	int lfd;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_hello_only, NULL, 3000);
+	raw_exchange(port, junk, sizeof(junk) - 1, &m);
+	ck_assert_str_eq(m.u.error.text, want);
+	ck_assert_int_eq(collect(&ch, &r), 1);
+	ck_assert_int_eq(r.rc, EPROTO);
+	ck_assert_str_eq(r.msg, want);
+}
+END_TEST
+
+START_TEST(sock_wrong_type)
+{
+	struct pp_msg m = { .type = PP_MSG_READY };
+	struct pp_err err;
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	uint32_t port;
+	int lfd, rc;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_hello_only, NULL, 3000);
+	connect_to("127.0.0.1", port, 3000, &c);
+	ck_assert_int_eq(pp_hs_send(&c, &m, &err), 0);
+	rc = pp_hs_recv(&c, PP_MSG_HELLO, &m, &err);
+	close(c.fd);
+	ck_assert_int_eq(rc, ECONNABORTED);
+	ck_assert_str_eq(err.msg, "expected HELLO from the client, got READY");
+	ck_assert_int_eq(collect(&ch, &r), 1);
+	ck_assert_int_eq(r.rc, EPROTO);
+	ck_assert_str_eq(r.msg, err.msg);
+}
+END_TEST
+
+static int srv_addrs4(const struct pp_conn *c, const void *arg,
+		      struct pp_err *err)
+{
+	struct pp_addr mine[4], theirs[4];
+
+	(void)arg;
+	addr_fill(mine, 4, 1);
+	return pp_hs_exchange_addrs(c, mine, theirs, 4, err);
+}
+
+START_TEST(sock_addrs_count_mismatch)
+{
+	const char *want = "the client sent 16 QP addresses, expected 4";
+	struct pp_addr mine[16], theirs[16];
+	struct pp_err err;
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	uint32_t port;
+	int lfd, rc;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_addrs4, NULL, 3000);
+	connect_to(hosts[_i], port, 3000, &c);
+	addr_fill(mine, 16, 9);
+	rc = pp_hs_exchange_addrs(&c, mine, theirs, 16, &err);
+	close(c.fd);
+	ck_assert_int_eq(rc, ECONNABORTED);
+	ck_assert(err.remote);
+	ck_assert_str_eq(err.msg, want);
+	ck_assert_int_eq(collect(&ch, &r), 1);
+	ck_assert_int_eq(r.rc, EPROTO);
+	ck_assert_str_eq(r.msg, want);
+}
+END_TEST
+
+/* A raw server that answers ADDRS with a count the client did not send. */
+static int srv_addrs_short(const struct pp_conn *c, const void *arg,
+			   struct pp_err *err)
+{
+	struct pp_msg m;
+	int rc;
+
+	(void)arg;
+	rc = pp_hs_recv(c, PP_MSG_ADDRS, &m, err);
+	if (rc)
+		return rc;
+	m.u.addrs.count = 4;
+	return pp_hs_send(c, &m, err);
+}
+
+START_TEST(sock_addrs_count_from_server)
+{
+	struct pp_addr mine[16], theirs[16];
+	struct pp_err err;
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	uint32_t port;
+	int lfd, rc;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_addrs_short, NULL, 3000);
+	connect_to("127.0.0.1", port, 3000, &c);
+	addr_fill(mine, 16, 9);
+	rc = pp_hs_exchange_addrs(&c, mine, theirs, 16, &err);
+	close(c.fd);
+	ck_assert_int_eq(rc, EPROTO);
+	ck_assert_str_eq(err.msg,
+			 "the server sent 4 QP addresses, expected 16");
+	ck_assert_int_eq(collect(&ch, &r), 0);
+}
+END_TEST
+
+/* The peer's ERROR during the run ends the wait for READY or DONE. */
+static int srv_error_then_close(const struct pp_conn *c, const void *arg,
+				struct pp_err *err)
+{
+	struct pp_msg m;
+	int rc;
+
+	(void)arg;
+	rc = pp_hs_recv(c, PP_MSG_READY, &m, err);
+	if (rc)
+		return rc;
+	pp_hs_send_error(c, EIO, "completion error:\tretry exceeded\n\xff");
+	return 0;
+}
+
+START_TEST(sock_error_during_sync)
+{
+	struct pp_err err;
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	uint32_t port;
+	int lfd, rc;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_error_then_close, NULL, 3000);
+	connect_to("127.0.0.1", port, 3000, &c);
+	rc = pp_hs_sync(&c, &err);
+	close(c.fd);
+	ck_assert_int_eq(collect(&ch, &r), 0);
+	ck_assert_int_eq(rc, ECONNABORTED);
+	ck_assert(err.remote);
+	ck_assert_str_eq(err.msg, "completion error:?retry exceeded??");
+}
+END_TEST
+
+static Suite *hs_suite(void)
+{
+	Suite *s = suite_create("hs");
+	TCase *pure = tcase_create("pure");
+	TCase *sock = tcase_create("sock");
+
+	tcase_add_test(pure, build_copies_options);
+	tcase_add_test(pure, adopt_client_params);
+	tcase_add_test(pure, adopt_explicit_equal_is_fine);
+	tcase_add_loop_test(pure, adopt_path_mtu, 0,
+			    (int)(sizeof(mtu_cases) / sizeof(mtu_cases[0])));
+	tcase_add_loop_test(pure, adopt_mismatch, 0, N_MISMATCHES);
+	tcase_add_test(pure, check_limits);
+	tcase_add_test(pure, check_ud_mtu);
+	suite_add_tcase(s, pure);
+
+	tcase_set_timeout(sock, 15);
+	tcase_add_loop_test(sock, sock_full_run, 0,
+			    (int)(sizeof(full_runs) / sizeof(full_runs[0])));
+	tcase_add_loop_test(sock, sock_mismatch_both_sides, 0,
+			    2 * N_MISMATCHES);
+	tcase_add_loop_test(sock, sock_client_closes_early, 0, 2);
+	tcase_add_loop_test(sock, sock_server_closes_early, 0, 2);
+	tcase_add_loop_test(sock, sock_peer_never_answers, 0, 2);
+	tcase_add_loop_test(sock, sock_port_in_use, 0, 3);
+	tcase_add_test(sock, sock_unresolvable);
+	tcase_add_loop_test(sock, sock_refused, 0, 2);
+	tcase_add_test(sock, sock_server_starts_late);
+	tcase_add_loop_test(sock, sock_readable_and_io, 0, 2);
+	tcase_add_test(sock, sock_version_mismatch);
+	tcase_add_loop_test(sock, sock_client_sees_new_server, 0, 2);
+	tcase_add_test(sock, sock_garbage);
+	tcase_add_test(sock, sock_wrong_type);
+	tcase_add_loop_test(sock, sock_addrs_count_mismatch, 0, 2);
+	tcase_add_test(sock, sock_addrs_count_from_server);
+	tcase_add_test(sock, sock_error_during_sync);
+	suite_add_tcase(s, sock);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(hs_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_opts.c - unit tests of pp_opts: defaults, parsing, errors, --help.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pp_opts.h"
+
+#define MAX_ARGS 32
+
+/* A command line in writable storage, as getopt_long may permute it. */
+struct cmdline {
+	int argc;
+	char *argv[MAX_ARGS + 1];
+	char buf[1024];
+};
+
+/* Split @line on spaces into @cl; argv[0] is "prog". */
+static void cmdline_make(struct cmdline *cl, const char *line)
+{
+	char *tok, *save = NULL;
+
+	snprintf(cl->buf, sizeof(cl->buf), "prog %s", line);
+	cl->argc = 0;
+	for (tok = strtok_r(cl->buf, " ", &save); tok && cl->argc < MAX_ARGS;
+	     tok = strtok_r(NULL, " ", &save))
+		cl->argv[cl->argc++] = tok;
+	cl->argv[cl->argc] = NULL;
+}
+
+/* Init @o for @tool and parse @line; returns what pp_opts_parse returned. */
+static int parse(struct pp_opts *o, enum pp_tool tool, const char *line,
+		 struct pp_err *err)
+{
+	static struct cmdline cl;
+
+	pp_opts_init(o, tool, "prog");
+	pp_err_clear(err);
+	cmdline_make(&cl, line);
+	return pp_opts_parse(o, cl.argc, cl.argv, err);
+}
+
+/* @line must fail with @errnum and a message holding @s1 and @s2. */
+static void expect_fail(enum pp_tool tool, const char *line, int errnum,
+			const char *s1, const char *s2)
+{
+	struct pp_opts o;
+	struct pp_err err;
+	int ret;
+
+	ret = parse(&o, tool, line, &err);
+	ck_assert_msg(ret == errnum, "'%s': got %d (%s), want %d", line, ret,
+		      err.msg, errnum);
+	ck_assert_msg(err.msg[0], "'%s': no message", line);
+	ck_assert_msg(!strchr(err.msg, '\n'), "'%s': newline in '%s'", line,
+		      err.msg);
+	ck_assert_msg(strstr(err.msg, s1), "'%s': '%s' lacks '%s'", line,
+		      err.msg, s1);
+	if (s2)
+		ck_assert_msg(strstr(err.msg, s2), "'%s': '%s' lacks '%s'",
+			      line, err.msg, s2);
+}
+
+static void expect_ok(struct pp_opts *o, enum pp_tool tool, const char *line)
+{
+	struct pp_err err;
+	int ret;
+
+	ret = parse(o, tool, line, &err);
+	ck_assert_msg(ret == 0, "'%s': got %d: %s", line, ret, err.msg);
+}
+
+/* The usage text of @tool, malloc'ed. */
+static char *usage_of(enum pp_tool tool)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	pp_opts_usage(f, tool, pp_tool_name(tool));
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_ptr_nonnull(text);
+	return text;
+}
+
+START_TEST(test_defaults_common)
+{
+	static const enum pp_tool tools[] = { PP_TOOL_RC, PP_TOOL_UD,
+					      PP_TOOL_SRQ, PP_TOOL_XRC };
+	struct pp_opts o;
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		pp_opts_init(&o, tools[i], "prog");
+		ck_assert_int_eq(o.tool, tools[i]);
+		ck_assert_str_eq(o.prog, "prog");
+		ck_assert_ptr_null(o.host);
+		ck_assert_ptr_null(o.bind_addr);
+		ck_assert_ptr_null(o.ib_devname);
+		ck_assert_uint_eq(o.port, 18515);
+		ck_assert_uint_eq(o.ib_port, 1);
+		ck_assert_uint_eq(o.mtu, 0);
+		ck_assert_uint_eq(o.rx_depth, 500);
+		ck_assert_uint_eq(o.iters, 1000);
+		ck_assert_uint_eq(o.sl, 0);
+		ck_assert_int_eq(o.gid_index, -1);
+		ck_assert_uint_eq(o.timeout_ms, 5000);
+		ck_assert(!o.use_event);
+		ck_assert(!o.validate);
+		ck_assert(!o.help);
+		ck_assert_uint_eq(o.set, 0);
+	}
+}
+END_TEST
+
+START_TEST(test_defaults_per_tool)
+{
+	struct pp_opts o;
+
+	pp_opts_init(&o, PP_TOOL_RC, "rc");
+	ck_assert_int_eq(o.transport, PP_TR_RC);
+	ck_assert_uint_eq(o.size, 4096);
+	ck_assert_uint_eq(o.num_qps, 1);
+
+	pp_opts_init(&o, PP_TOOL_UD, "ud");
+	ck_assert_int_eq(o.transport, PP_TR_UD);
+	ck_assert_uint_eq(o.size, 1024);
+	ck_assert_uint_eq(o.num_qps, 1);
+
+	pp_opts_init(&o, PP_TOOL_SRQ, "srq");
+	ck_assert_int_eq(o.transport, PP_TR_SRQ);
+	ck_assert_uint_eq(o.size, 4096);
+	ck_assert_uint_eq(o.num_qps, 16);
+
+	pp_opts_init(&o, PP_TOOL_XRC, "xrc");
+	ck_assert_int_eq(o.transport, PP_TR_XRC);
+	ck_assert_uint_eq(o.size, 4096);
+	ck_assert_uint_eq(o.num_qps, 1);
+}
+END_TEST
+
+START_TEST(test_parse_empty)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "");
+	ck_assert_ptr_null(o.host);
+	ck_assert_uint_eq(o.set, 0);
+	ck_assert_uint_eq(o.size, 4096);
+}
+END_TEST
+
+START_TEST(test_parse_short_forms)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_SRQ,
+		  "-p 9000 -d mlx5_0 -i 2 -s 64 -m 1024 -r 100 -n 50 -l 3 -e "
+		  "-g 3 -c -q 4 -b 10.0.0.1 -T 30 server1");
+	ck_assert_uint_eq(o.port, 9000);
+	ck_assert_str_eq(o.ib_devname, "mlx5_0");
+	ck_assert_uint_eq(o.ib_port, 2);
+	ck_assert_uint_eq(o.size, 64);
+	ck_assert_uint_eq(o.mtu, 1024);
+	ck_assert_uint_eq(o.rx_depth, 100);
+	ck_assert_uint_eq(o.iters, 50);
+	ck_assert_uint_eq(o.sl, 3);
+	ck_assert(o.use_event);
+	ck_assert_int_eq(o.gid_index, 3);
+	ck_assert(o.validate);
+	ck_assert_uint_eq(o.num_qps, 4);
+	ck_assert_str_eq(o.bind_addr, "10.0.0.1");
+	ck_assert_uint_eq(o.timeout_ms, 30000);
+	ck_assert_str_eq(o.host, "server1");
+	ck_assert_int_eq(o.transport, PP_TR_SRQ);
+	ck_assert(!o.help);
+}
+END_TEST
+
+START_TEST(test_parse_long_forms)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_XRC,
+		  "--port=9001 --ib-dev rxe0 --ib-port=3 --size 2K --mtu=2048 "
+		  "--rx-depth=64 --iters 7 --sl=15 --events --gid-idx=255 "
+		  "--chk --num-qp=8 --bind=::1 --timeout=3600 peer");
+	ck_assert_uint_eq(o.port, 9001);
+	ck_assert_str_eq(o.ib_devname, "rxe0");
+	ck_assert_uint_eq(o.ib_port, 3);
+	ck_assert_uint_eq(o.size, 2048);
+	ck_assert_uint_eq(o.mtu, 2048);
+	ck_assert_uint_eq(o.rx_depth, 64);
+	ck_assert_uint_eq(o.iters, 7);
+	ck_assert_uint_eq(o.sl, 15);
+	ck_assert(o.use_event);
+	ck_assert_int_eq(o.gid_index, 255);
+	ck_assert(o.validate);
+	ck_assert_uint_eq(o.num_qps, 8);
+	ck_assert_str_eq(o.bind_addr, "::1");
+	ck_assert_uint_eq(o.timeout_ms, 3600000);
+	ck_assert_str_eq(o.host, "peer");
+}
+END_TEST
+
+START_TEST(test_parse_host_anywhere)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "peer -n 5");
+	ck_assert_str_eq(o.host, "peer");
+	ck_assert_uint_eq(o.iters, 5);
+}
+END_TEST
+
+START_TEST(test_parse_flags_cluster)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_UD, "-ec -g 3");
+	ck_assert(o.use_event);
+	ck_assert(o.validate);
+	ck_assert_int_eq(o.gid_index, 3);
+	ck_assert_uint_eq(o.set, (1u << PP_OPT_EVENTS) | (1u << PP_OPT_CHECK) |
+					 (1u << PP_OPT_GID_IDX));
+}
+END_TEST
+
+START_TEST(test_parse_uc)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "--uc host");
+	ck_assert_int_eq(o.transport, PP_TR_UC);
+	ck_assert_uint_eq(o.set, 1u << PP_OPT_UC);
+	ck_assert_str_eq(o.host, "host");
+
+	expect_ok(&o, PP_TOOL_RC, "host");
+	ck_assert_int_eq(o.transport, PP_TR_RC);
+}
+END_TEST
+
+START_TEST(test_parse_size_suffixes)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "-s 1M");
+	ck_assert_uint_eq(o.size, 1048576);
+	expect_ok(&o, PP_TOOL_RC, "-s 0x10");
+	ck_assert_uint_eq(o.size, 16);
+	expect_ok(&o, PP_TOOL_RC, "-s 1G");
+	ck_assert_uint_eq(o.size, 1073741824);
+	expect_ok(&o, PP_TOOL_RC, "-s 2G");
+	ck_assert_uint_eq(o.size, PP_MAX_SIZE);
+	expect_ok(&o, PP_TOOL_RC, "-s 4k");
+	ck_assert_uint_eq(o.size, 4096);
+	expect_ok(&o, PP_TOOL_RC, "--size=1");
+	ck_assert_uint_eq(o.size, 1);
+}
+END_TEST
+
+START_TEST(test_parse_bounds_inclusive)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_SRQ,
+		  "-p 1 -i 255 -l 0 -r 65536 -q 1024 -n 100000000 -T 1");
+	ck_assert_uint_eq(o.port, 1);
+	ck_assert_uint_eq(o.ib_port, 255);
+	ck_assert_uint_eq(o.rx_depth, PP_MAX_RX_DEPTH);
+	ck_assert_uint_eq(o.num_qps, PP_MAX_QPS);
+	ck_assert_uint_eq(o.iters, PP_MAX_ITERS);
+	ck_assert_uint_eq(o.timeout_ms, 1000);
+	expect_ok(&o, PP_TOOL_RC, "-p 65535 -g 0 -m 256");
+	ck_assert_uint_eq(o.port, 65535);
+	ck_assert_int_eq(o.gid_index, 0);
+	ck_assert_uint_eq(o.mtu, 256);
+}
+END_TEST
+
+START_TEST(test_parse_set_mask)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "-s 64 --iters=3 -e host");
+	ck_assert_uint_eq(o.set, (1u << PP_OPT_SIZE) | (1u << PP_OPT_ITERS) |
+					 (1u << PP_OPT_EVENTS));
+	/* an option given with its default value is still "given" */
+	expect_ok(&o, PP_TOOL_RC, "-p 18515");
+	ck_assert_uint_eq(o.set, 1u << PP_OPT_PORT);
+}
+END_TEST
+
+START_TEST(test_parse_help)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "--help");
+	ck_assert(o.help);
+	ck_assert(o.set & (1u << PP_OPT_HELP));
+	expect_ok(&o, PP_TOOL_UD, "-h");
+	ck_assert(o.help);
+	/* help stops parsing: later errors are not reached */
+	expect_ok(&o, PP_TOOL_RC, "-h -s 0 a b c");
+	ck_assert(o.help);
+}
+END_TEST
+
+START_TEST(test_parse_twice)
+{
+	struct pp_opts o;
+	struct pp_err err;
+
+	expect_ok(&o, PP_TOOL_RC, "-s 100 hostA");
+	ck_assert_uint_eq(o.size, 100);
+	ck_assert_str_eq(o.host, "hostA");
+	ck_assert_int_eq(parse(&o, PP_TOOL_RC, "-s", &err), EINVAL);
+	expect_ok(&o, PP_TOOL_RC, "-n 9 hostB");
+	ck_assert_uint_eq(o.size, 4096);
+	ck_assert_uint_eq(o.iters, 9);
+	ck_assert_str_eq(o.host, "hostB");
+	/* a cluster cut short must not leak into the next parse */
+	ck_assert_int_eq(parse(&o, PP_TOOL_RC, "-ex", &err), EINVAL);
+	expect_ok(&o, PP_TOOL_RC, "-c");
+	ck_assert(o.validate);
+	ck_assert(!o.use_event);
+}
+END_TEST
+
+START_TEST(test_err_not_a_number)
+{
+	expect_fail(PP_TOOL_RC, "-s abc", EINVAL, "-s/--size", "'abc'");
+	expect_fail(PP_TOOL_RC, "-s 12x", EINVAL, "-s/--size", "12x");
+	expect_fail(PP_TOOL_RC, "--iters=-5", EINVAL, "-n/--iters", "-5");
+	expect_fail(PP_TOOL_RC, "-p +1", EINVAL, "-p/--port", "+1");
+	expect_fail(PP_TOOL_RC, "-p 1K", EINVAL, "-p/--port", "1K");
+	expect_fail(PP_TOOL_RC, "-s 16E", EINVAL, "-s/--size", "16E");
+	expect_fail(PP_TOOL_RC, "--size=", EINVAL, "-s/--size", "''");
+}
+END_TEST
+
+START_TEST(test_err_out_of_range)
+{
+	expect_fail(PP_TOOL_RC, "-s 0", ERANGE, "-s/--size 0", "2147483648");
+	expect_fail(PP_TOOL_RC, "-s 3G", ERANGE, "-s/--size 3G", "1..");
+	expect_fail(PP_TOOL_RC, "-l 16", ERANGE, "-l/--sl 16", "0..15");
+	expect_fail(PP_TOOL_RC, "-p 0", ERANGE, "-p/--port 0", "1..65535");
+	expect_fail(PP_TOOL_RC, "-p 70000", ERANGE, "-p/--port 70000",
+		    "1..65535");
+	expect_fail(PP_TOOL_RC, "-i 0", ERANGE, "-i/--ib-port 0", "1..255");
+	expect_fail(PP_TOOL_RC, "-n 0", ERANGE, "-n/--iters 0", "1..");
+	expect_fail(PP_TOOL_SRQ, "-q 0", ERANGE, "-q/--num-qp 0", "1..1024");
+	expect_fail(PP_TOOL_XRC, "-q 2000", ERANGE, "-q/--num-qp 2000",
+		    "1..1024");
+	expect_fail(PP_TOOL_RC, "-r 0", ERANGE, "-r/--rx-depth 0", "1..65536");
+	expect_fail(PP_TOOL_RC, "-g 256", ERANGE, "-g/--gid-idx 256", "0..255");
+	expect_fail(PP_TOOL_RC, "-T 0", ERANGE, "-T/--timeout 0", "1..3600");
+	expect_fail(PP_TOOL_RC, "-n 99999999999999999999", ERANGE, "-n/--iters",
+		    "99999999999999999999");
+}
+END_TEST
+
+START_TEST(test_err_mtu)
+{
+	expect_fail(PP_TOOL_RC, "-m 1000", EINVAL, "-m/--mtu 1000",
+		    "256, 512, 1024, 2048 or 4096");
+	expect_fail(PP_TOOL_SRQ, "--mtu=8192", EINVAL, "-m/--mtu 8192", "4096");
+	expect_fail(PP_TOOL_XRC, "-m 0", EINVAL, "-m/--mtu 0", "256");
+	expect_fail(PP_TOOL_RC, "-m big", EINVAL, "-m/--mtu", "big");
+}
+END_TEST
+
+START_TEST(test_err_missing_value)
+{
+	expect_fail(PP_TOOL_RC, "-s", EINVAL, "-s/--size", "needs a value");
+	expect_fail(PP_TOOL_RC, "host --iters", EINVAL, "-n/--iters",
+		    "needs a value");
+	expect_fail(PP_TOOL_RC, "-ec -d", EINVAL, "-d/--ib-dev",
+		    "needs a value");
+}
+END_TEST
+
+START_TEST(test_err_unknown)
+{
+	expect_fail(PP_TOOL_RC, "-x", EINVAL, "unknown option", "'-x'");
+	expect_fail(PP_TOOL_RC, "--foo", EINVAL, "unknown option", "'--foo'");
+	expect_fail(PP_TOOL_RC, "--foo=3", EINVAL, "unknown option", "'--foo'");
+	expect_fail(PP_TOOL_RC, "--uc=1", EINVAL, "--uc", "takes no value");
+	expect_fail(PP_TOOL_RC, "--i 3", EINVAL, "ambiguous", "--ib-port");
+}
+END_TEST
+
+START_TEST(test_err_not_for_tool)
+{
+	expect_fail(PP_TOOL_RC, "-q 2", EINVAL, "unknown option", "'-q'");
+	expect_fail(PP_TOOL_RC, "--num-qp=2", EINVAL, "unknown option",
+		    "'--num-qp'");
+	expect_fail(PP_TOOL_UD, "--uc", EINVAL, "unknown option", "'--uc'");
+	expect_fail(PP_TOOL_SRQ, "--uc", EINVAL, "unknown option", "'--uc'");
+	expect_fail(PP_TOOL_UD, "-m 1024", EINVAL, "unknown option", "'-m'");
+	expect_fail(PP_TOOL_UD, "--mtu=1024", EINVAL, "unknown option",
+		    "'--mtu'");
+	expect_fail(PP_TOOL_UD, "-q 1", EINVAL, "unknown option", "'-q'");
+}
+END_TEST
+
+START_TEST(test_err_positionals)
+{
+	expect_fail(PP_TOOL_RC, "a b", EINVAL, "too many arguments", "'b'");
+	expect_fail(PP_TOOL_RC, "-n 5 a -e b", EINVAL, "too many arguments",
+		    "'b'");
+}
+END_TEST
+
+START_TEST(test_err_empty_strings)
+{
+	struct pp_opts o;
+	struct pp_err err;
+	char *argv[] = { "prog", "-d", "", NULL };
+	char *argv2[] = { "prog", "", NULL };
+	char *argv3[] = { "prog", "--bind=", NULL };
+
+	pp_opts_init(&o, PP_TOOL_RC, "prog");
+	ck_assert_int_eq(pp_opts_parse(&o, 3, argv, &err), EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "-d/--ib-dev"));
+	pp_opts_init(&o, PP_TOOL_RC, "prog");
+	ck_assert_int_eq(pp_opts_parse(&o, 2, argv2, &err), EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "host"));
+	pp_opts_init(&o, PP_TOOL_RC, "prog");
+	ck_assert_int_eq(pp_opts_parse(&o, 2, argv3, &err), EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "-b/--bind"));
+}
+END_TEST
+
+START_TEST(test_err_srq_rx_depth)
+{
+	struct pp_opts o;
+
+	expect_fail(PP_TOOL_SRQ, "-r 8 -q 16", EINVAL, "-r/--rx-depth 8",
+		    "-q/--num-qp 16");
+	/* the default rx depth against a large -q */
+	expect_fail(PP_TOOL_SRQ, "-q 1000", EINVAL, "-r/--rx-depth 500",
+		    "-q/--num-qp 1000");
+	expect_ok(&o, PP_TOOL_SRQ, "-r 16 -q 16");
+	ck_assert_uint_eq(o.rx_depth, 16);
+	/* the rule is srq's: xrc takes a small rx depth */
+	expect_ok(&o, PP_TOOL_XRC, "-r 8 -q 16");
+	ck_assert_uint_eq(o.num_qps, 16);
+}
+END_TEST
+
+START_TEST(test_u64_edges)
+{
+	uint64_t v = 7;
+
+	ck_assert_int_eq(pp_parse_u64("18446744073709551615", false, 0,
+				      UINT64_MAX, &v),
+			 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(pp_parse_u64("0xffffffffffffffff", false, 0,
+				      UINT64_MAX, &v),
+			 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(pp_parse_u64("0", false, 0, 10, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(pp_parse_u64("0X1f", false, 0, 100, &v), 0);
+	ck_assert_uint_eq(v, 31);
+	ck_assert_int_eq(pp_parse_u64("010", false, 0, 100, &v), 0);
+	ck_assert_uint_eq(v, 10); /* decimal, never octal */
+
+	v = 7;
+	ck_assert_int_eq(pp_parse_u64("18446744073709551616", false, 0,
+				      UINT64_MAX, &v),
+			 ERANGE);
+	ck_assert_int_eq(pp_parse_u64("0x10000000000000000", false, 0,
+				      UINT64_MAX, &v),
+			 ERANGE);
+	ck_assert_int_eq(pp_parse_u64("0x", false, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("0x0x1", false, 0, UINT64_MAX, &v),
+			 EINVAL);
+	ck_assert_int_eq(pp_parse_u64(" 1", false, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("1 ", false, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("", false, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("+1", false, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("-1", false, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("1K", false, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("16E", true, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("1KK", true, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("K", true, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64("1.5", false, 0, UINT64_MAX, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_u64(NULL, false, 0, UINT64_MAX, &v), EINVAL);
+	/* syntax errors win over overflow */
+	ck_assert_int_eq(pp_parse_u64("99999999999999999999x", false, 0,
+				      UINT64_MAX, &v),
+			 EINVAL);
+	ck_assert_int_eq(pp_parse_u64("5", false, 6, 10, &v), ERANGE);
+	ck_assert_int_eq(pp_parse_u64("11", false, 6, 10, &v), ERANGE);
+	ck_assert_uint_eq(v, 7); /* untouched on failure */
+}
+END_TEST
+
+START_TEST(test_u64_suffixes)
+{
+	uint64_t v = 0;
+
+	ck_assert_int_eq(pp_parse_u64("1k", true, 0, UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 1024);
+	ck_assert_int_eq(pp_parse_u64("3M", true, 0, UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 3ULL << 20);
+	ck_assert_int_eq(pp_parse_u64("5g", true, 0, UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 5ULL << 30);
+	ck_assert_int_eq(pp_parse_u64("0x10K", true, 0, UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 16384);
+	/* 2^34 G = 2^64: overflows on the multiplication */
+	ck_assert_int_eq(pp_parse_u64("17179869184G", true, 0, UINT64_MAX, &v),
+			 ERANGE);
+	ck_assert_int_eq(pp_parse_u64("17179869183G", true, 0, UINT64_MAX, &v),
+			 0);
+	ck_assert_uint_eq(v, 17179869183ULL << 30);
+	ck_assert_int_eq(pp_parse_u64("2K", true, 0, 2047, &v), ERANGE);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	ck_assert_str_eq(pp_transport_name(PP_TR_RC), "rc");
+	ck_assert_str_eq(pp_transport_name(PP_TR_UC), "uc");
+	ck_assert_str_eq(pp_transport_name(PP_TR_UD), "ud");
+	ck_assert_str_eq(pp_transport_name(PP_TR_SRQ), "srq");
+	ck_assert_str_eq(pp_transport_name(PP_TR_XRC), "xrc");
+	ck_assert_str_eq(pp_transport_name((enum pp_transport)0), "unknown");
+	ck_assert_str_eq(pp_transport_name((enum pp_transport)99), "unknown");
+	ck_assert_str_eq(pp_tool_name(PP_TOOL_RC), "rc_pingpong");
+	ck_assert_str_eq(pp_tool_name(PP_TOOL_UD), "ud_pingpong");
+	ck_assert_str_eq(pp_tool_name(PP_TOOL_SRQ), "srq_pingpong");
+	ck_assert_str_eq(pp_tool_name(PP_TOOL_XRC), "xrc_pingpong");
+	ck_assert_str_eq(pp_tool_name((enum pp_tool)0), "unknown");
+	ck_assert_str_eq(pp_tool_name((enum pp_tool)5), "unknown");
+}
+END_TEST
+
+START_TEST(test_mtu_valid)
+{
+	uint32_t m;
+	unsigned int n = 0;
+
+	for (m = 0; m <= 8192; m++)
+		if (pp_mtu_valid(m))
+			n++;
+	ck_assert_uint_eq(n, 5);
+	ck_assert(pp_mtu_valid(256));
+	ck_assert(pp_mtu_valid(512));
+	ck_assert(pp_mtu_valid(1024));
+	ck_assert(pp_mtu_valid(2048));
+	ck_assert(pp_mtu_valid(4096));
+	ck_assert(!pp_mtu_valid(UINT32_MAX));
+}
+END_TEST
+
+/* Every line of @text is under 80 columns. */
+static void assert_narrow(const char *text)
+{
+	const char *line = text;
+
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+
+		ck_assert_msg(len < 80, "line of %zu columns: '%.*s'", len,
+			      (int)len, line);
+		line += len;
+		if (*line)
+			line++;
+	}
+}
+
+START_TEST(test_usage_rc)
+{
+	static const char *const has[] = {
+		"Usage:",
+		"rc_pingpong [options] <host>",
+		"--port=N",
+		"--ib-dev=NAME",
+		"--ib-port=N",
+		"--size=N",
+		"--mtu=N",
+		"--rx-depth=N",
+		"--iters=N",
+		"--sl=N",
+		"--events",
+		"--gid-idx=N",
+		"--chk",
+		"--uc",
+		"--bind=ADDR",
+		"--timeout=",
+		"--help",
+		"-s, --size=N",
+		"(default 18515)",
+		"(default 4096)",
+		"(default 500)",
+		"(default 1000)",
+		"(default 5)",
+		"(default: none)",
+		"first device with an active port",
+	};
+	char *text = usage_of(PP_TOOL_RC);
+	size_t i;
+
+	for (i = 0; i < sizeof(has) / sizeof(has[0]); i++)
+		ck_assert_msg(strstr(text, has[i]), "rc usage lacks '%s'",
+			      has[i]);
+	ck_assert_ptr_null(strstr(text, "--num-qp"));
+	ck_assert_ptr_null(strstr(text, "-q,"));
+	assert_narrow(text);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_usage_ud)
+{
+	char *text = usage_of(PP_TOOL_UD);
+
+	ck_assert_ptr_nonnull(strstr(text, "--size=N"));
+	ck_assert_ptr_nonnull(strstr(text, "(default 1024)"));
+	ck_assert_ptr_null(strstr(text, "(default 4096)"));
+	ck_assert_ptr_null(strstr(text, "--mtu"));
+	ck_assert_ptr_null(strstr(text, "--uc"));
+	ck_assert_ptr_null(strstr(text, "--num-qp"));
+	assert_narrow(text);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_usage_srq_xrc)
+{
+	char *text = usage_of(PP_TOOL_SRQ);
+
+	ck_assert_ptr_nonnull(strstr(text, "-q, --num-qp=N"));
+	ck_assert_ptr_nonnull(strstr(text, "(default 16)"));
+	ck_assert_ptr_nonnull(strstr(text, "--mtu=N"));
+	ck_assert_ptr_nonnull(strstr(text, "smaller active MTU"));
+	ck_assert_ptr_null(strstr(text, "--uc"));
+	assert_narrow(text);
+	free(text);
+
+	text = usage_of(PP_TOOL_XRC);
+	ck_assert_ptr_nonnull(strstr(text, "--num-qp=N"));
+	ck_assert_ptr_nonnull(strstr(text, "(default 18515)"));
+	ck_assert_ptr_null(strstr(text, "--uc"));
+	assert_narrow(text);
+	free(text);
+}
+END_TEST
+
+/* Every option that parses for a tool is in its usage, and vice versa. */
+START_TEST(test_usage_matches_parser)
+{
+	static const char *const longs[] = {
+		"port",	 "ib-dev", "ib-port", "size",	 "mtu", "rx-depth",
+		"iters", "sl",	   "events",  "gid-idx", "chk", "num-qp",
+		"uc",	 "bind",   "timeout", "help",
+	};
+	static const char *const vals[] = {
+		"1",  "x", "1",	 "1", "1024", "64", "1", "1",
+		NULL, "1", NULL, "2", NULL,   "a",  "1", NULL,
+	};
+	enum pp_tool tool;
+	size_t i;
+
+	for (tool = PP_TOOL_RC; tool <= PP_TOOL_XRC; tool++) {
+		char *text = usage_of(tool);
+
+		for (i = 0; i < sizeof(longs) / sizeof(longs[0]); i++) {
+			char line[64], opt[32];
+			struct pp_opts o;
+			struct pp_err err;
+			bool parses, listed;
+
+			snprintf(line, sizeof(line), "--%s%s%s", longs[i],
+				 vals[i] ? "=" : "", vals[i] ? vals[i] : "");
+			parses = parse(&o, tool, line, &err) == 0;
+			/* "--size=N ..." or a flag: "--chk   fill ..." */
+			snprintf(opt, sizeof(opt), "--%s%s", longs[i],
+				 vals[i] ? "=" : " ");
+			listed = strstr(text, opt) != NULL;
+			ck_assert_msg(parses == listed,
+				      "%s: '%s' parses %d, listed %d (%s)",
+				      pp_tool_name(tool), line, parses, listed,
+				      err.msg);
+		}
+		free(text);
+	}
+}
+END_TEST
+
+static Suite *opts_suite(void)
+{
+	Suite *s = suite_create("opts");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_defaults_common);
+	tcase_add_test(tc, test_defaults_per_tool);
+	tcase_add_test(tc, test_parse_empty);
+	tcase_add_test(tc, test_parse_short_forms);
+	tcase_add_test(tc, test_parse_long_forms);
+	tcase_add_test(tc, test_parse_host_anywhere);
+	tcase_add_test(tc, test_parse_flags_cluster);
+	tcase_add_test(tc, test_parse_uc);
+	tcase_add_test(tc, test_parse_size_suffixes);
+	tcase_add_test(tc, test_parse_bounds_inclusive);
+	tcase_add_test(tc, test_parse_set_mask);
+	tcase_add_test(tc, test_parse_help);
+	tcase_add_test(tc, test_parse_twice);
+	tcase_add_test(tc, test_err_not_a_number);
+	tcase_add_test(tc, test_err_out_of_range);
+	tcase_add_test(tc, test_err_mtu);
+	tcase_add_test(tc, test_err_missing_value);
+	tcase_add_test(tc, test_err_unknown);
+	tcase_add_test(tc, test_err_not_for_tool);
+	tcase_add_test(tc, test_err_positionals);
+	tcase_add_test(tc, test_err_empty_strings);
+	tcase_add_test(tc, test_err_srq_rx_depth);
+	tcase_add_test(tc, test_u64_edges);
+	tcase_add_test(tc, test_u64_suffixes);
+	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_mtu_valid);
+	tcase_add_test(tc, test_usage_rc);
+	tcase_add_test(tc, test_usage_ud);
+	tcase_add_test(tc, test_usage_srq_xrc);
+	tcase_add_test(tc, test_usage_matches_parser);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(opts_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
