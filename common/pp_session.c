@@ -124,10 +124,15 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o)
 	ret = open_gid(s);
 	if (ret)
 		return ret;
+	if (o->transport == PP_TR_XRC && !s->caps.xrc) {
+		pp_err_set(
+			&s->err,
+			"XRC: not supported by device %s (XRC needs a device with XRC domains, such as mlx5)",
+			s->caps.devname);
+		return EOPNOTSUPP;
+	}
 	pp_hello_build(o, &s->caps, s->gid_index, s->gid_type, &s->mine);
-	if (s->conn.is_server)
-		return 0;
-	return pp_hello_check(&s->mine, &s->caps, &s->err);
+	return 0;
 }
 
 /* A step failed after the connection was up: tell the peer, once. */
@@ -152,8 +157,16 @@ int pp_session_connect(struct pp_session *s)
 				      &s->conn.fd, &s->err);
 		if (ret)
 			return ret;
-		return tell_peer(s, pp_hs_client_hello(&s->conn, &s->mine,
-						       &s->agreed, &s->err));
+		/*
+		 * The server checks the request against both ports; what only
+		 * this side knows (its own limits) is checked on the answer,
+		 * so that a refusal is reported on both sides either way.
+		 */
+		ret = pp_hs_client_hello(&s->conn, &s->mine, &s->agreed,
+					 &s->err);
+		if (!ret)
+			ret = pp_hello_check(&s->agreed, &s->caps, &s->err);
+		return tell_peer(s, ret);
 	}
 	ret = pp_sock_listen(o->bind_addr, o->port, &s->lfd, &s->err);
 	if (ret)
