@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# pingpong.sh TOOL ITERS [CLIENT-OPTIONS...]: a good run of one of our tools.
+#
+# The server gets only the device and the TCP port: it must adopt everything
+# else from the client.  Both sides must exit 0, print the stock result lines
+# for ITERS iterations and the latency summary, and agree on the addresses:
+# each side's remote address line is the other side's local one.
+set -euo pipefail
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+tool=$1 iters=$2
+shift 2
+pp_need_device
+bin=$(pp_bin "$tool")
+
+pp_server server "$PP_LOGS/server" "$bin" -d "$PP_DEV" -p "$PP_PORT"
+spid=$pp_pid
+pp_wait_port "$PP_PORT" "$spid" || pp_fail "the server is not listening"
+cst=0
+pp_client client "$PP_LOGS/client" "$bin" -d "$PP_DEV" -p "$PP_PORT" \
+	"${pp_gid_opt[@]}" -n "$iters" "$@" "$PP_HOST" || cst=$?
+sst=0
+pp_wait "$spid" || sst=$?
+
+for side in server client; do
+	echo "--- $side output"
+	cat "$PP_LOGS/$side"
+done
+pp_expect_status "$sst" 0 server
+pp_expect_status "$cst" 0 client
+for side in server client; do
+	log=$PP_LOGS/$side
+	pp_expect_grep "^$iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter$" \
+		"$log" "$side: stock iters line"
+	pp_expect_grep '^[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$' \
+		"$log" "$side: stock bytes line"
+	pp_expect_grep '^latency usec: n [0-9]+ min [0-9]+\.[0-9]{3} median' \
+		"$log" "$side: latency summary"
+done
+pp_expect_grep "^latency usec: n $iters " "$PP_LOGS/client" \
+	"client: one sample per iteration"
+
+# The address lines must cross over: client local == server remote.
+addrs() { sed -n "s/^  $2 address: *//p" "$PP_LOGS/$1" | sort; }
+if [[ -z $(addrs client local) ]]; then
+	pp_fail "client printed no local address"
+elif [[ $(addrs client local) != "$(addrs server remote)" ]]; then
+	pp_fail "client's local addresses differ from the server's remote ones"
+elif [[ $(addrs server local) != "$(addrs client remote)" ]]; then
+	pp_fail "server's local addresses differ from the client's remote ones"
+else
+	echo "ok: address lines cross over ($(addrs client local | wc -l) QPs)"
+fi
+pp_finish

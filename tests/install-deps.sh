@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Install every Debian package the project needs to build, to run its tests
+# (including the Soft-RoCE test bed in tests/softroce/) and to compare with
+# rdma-core's reference tools. Idempotent and quiet: when everything is
+# installed it does nothing and prints nothing.
+set -euo pipefail
+
+packages=(
+	# build
+	cmake gcc make pkg-config libibverbs-dev ibverbs-providers check
+	# Soft-RoCE test bed (the guest kernel is fetched by tests/softroce/guest.sh)
+	qemu-system-x86 busybox-static cpio kmod iproute2
+	# reference tools and interop peers
+	ibverbs-utils perftest
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	[[ $status == "install ok installed" ]] || missing+=("$pkg")
+done
+((${#missing[@]} == 0)) && exit 0
+
+sudo=()
+((EUID == 0)) || sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! "${sudo[@]}" apt-get update -qq >"$log" 2>&1 ||
+	! "${sudo[@]}" apt-get install -qq -y --no-install-recommends \
+		"${missing[@]}" >"$log" 2>&1; then
+	echo "install-deps: apt-get failed to install ${missing[*]}: $(tail -n 1 "$log")" >&2
+	exit 1
+fi
