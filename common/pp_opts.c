@@ -207,6 +207,15 @@ static const struct opt_def opt_table[] = {
 		.help = "seconds to wait for the peer at each step",
 	},
 	{
+		.id = PP_OPT_XRC_DOMAIN,
+		.name = "xrc-domain",
+		.arg = "FILE",
+		.kind = OPT_STR,
+		.tools = TOOL_BIT(PP_TOOL_XRC),
+		.help = "file naming the XRC domain; processes of one host that give the same file share the domain",
+		.unset = PP_XRCD_PATH_HELP,
+	},
+	{
 		.id = PP_OPT_HELP,
 		.name = "help",
 		.letter = 'h',
@@ -404,11 +413,15 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 				err,
 				"invalid value '' for %s: expected a non-empty %s",
 				opt_label(d, label, sizeof(label)),
-				d->id == PP_OPT_BIND ? "address" : "name");
+				d->id == PP_OPT_BIND	   ? "address" :
+				d->id == PP_OPT_XRC_DOMAIN ? "file name" :
+							     "name");
 			return EINVAL;
 		}
 		if (d->id == PP_OPT_BIND)
 			o->bind_addr = arg;
+		else if (d->id == PP_OPT_XRC_DOMAIN)
+			o->xrcd_path = arg;
 		else
 			o->ib_devname = arg;
 		break;

@@ -36,22 +36,23 @@ enum pp_transport {
 
 /* Option identifiers; bit (1u << id) of struct pp_opts.set is "given". */
 enum pp_opt_id {
-	PP_OPT_PORT,	 /* -p, --port */
-	PP_OPT_IB_DEV,	 /* -d, --ib-dev */
-	PP_OPT_IB_PORT,	 /* -i, --ib-port */
-	PP_OPT_SIZE,	 /* -s, --size */
-	PP_OPT_MTU,	 /* -m, --mtu */
-	PP_OPT_RX_DEPTH, /* -r, --rx-depth */
-	PP_OPT_ITERS,	 /* -n, --iters */
-	PP_OPT_SL,	 /* -l, --sl */
-	PP_OPT_EVENTS,	 /* -e, --events */
-	PP_OPT_GID_IDX,	 /* -g, --gid-idx */
-	PP_OPT_CHECK,	 /* -c, --chk */
-	PP_OPT_NUM_QPS,	 /* -q, --num-qp (srq, xrc) */
-	PP_OPT_UC,	 /* --uc (rc_pingpong only) */
-	PP_OPT_BIND,	 /* -b, --bind */
-	PP_OPT_TIMEOUT,	 /* -T, --timeout */
-	PP_OPT_HELP,	 /* -h, --help */
+	PP_OPT_PORT,	   /* -p, --port */
+	PP_OPT_IB_DEV,	   /* -d, --ib-dev */
+	PP_OPT_IB_PORT,	   /* -i, --ib-port */
+	PP_OPT_SIZE,	   /* -s, --size */
+	PP_OPT_MTU,	   /* -m, --mtu */
+	PP_OPT_RX_DEPTH,   /* -r, --rx-depth */
+	PP_OPT_ITERS,	   /* -n, --iters */
+	PP_OPT_SL,	   /* -l, --sl */
+	PP_OPT_EVENTS,	   /* -e, --events */
+	PP_OPT_GID_IDX,	   /* -g, --gid-idx */
+	PP_OPT_CHECK,	   /* -c, --chk */
+	PP_OPT_NUM_QPS,	   /* -q, --num-qp (srq, xrc) */
+	PP_OPT_UC,	   /* --uc (rc_pingpong only) */
+	PP_OPT_BIND,	   /* -b, --bind */
+	PP_OPT_TIMEOUT,	   /* -T, --timeout */
+	PP_OPT_HELP,	   /* -h, --help */
+	PP_OPT_XRC_DOMAIN, /* --xrc-domain (xrc_pingpong only) */
 	PP_OPT_COUNT
 };
 
@@ -65,6 +66,10 @@ enum pp_opt_id {
 #define PP_MAX_GID_IDX 255U
 #define PP_MAX_TIMEOUT_S 3600U
 
+/* XRC: the domain file without --xrc-domain (%u: uid), and as --help shows */
+#define PP_XRCD_PATH_FMT "/tmp/xrc_pingpong.%u.domain"
+#define PP_XRCD_PATH_HELP "/tmp/xrc_pingpong.UID.domain"
+
 struct pp_opts {
 	enum pp_tool tool;
 	enum pp_transport transport;
@@ -72,6 +77,7 @@ struct pp_opts {
 	const char *host;	/* server to connect to; NULL: be the server */
 	const char *bind_addr;	/* -b: server's listening address; NULL: any */
 	const char *ib_devname; /* -d; NULL: first device with an active port */
+	const char *xrcd_path;	/* --xrc-domain; NULL: PP_XRCD_PATH_FMT */
 	uint32_t port;		/* -p: TCP port */
 	uint32_t ib_port;	/* -i */
 	uint64_t size;		/* -s: message size in bytes */

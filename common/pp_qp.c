@@ -45,6 +45,18 @@ static bool reliable(enum pp_transport t)
 	return t == PP_TR_RC || t == PP_TR_SRQ || t == PP_TR_XRC;
 }
 
+/* The XRC send (initiator) QP: a requester only, with no receive side. */
+static bool xrc_send(const struct pp_qp_cfg *cfg)
+{
+	return cfg->transport == PP_TR_XRC && !cfg->xrc_recv;
+}
+
+/* The XRC receive (target) QP: a responder only, with no send queue. */
+static bool xrc_recv(const struct pp_qp_cfg *cfg)
+{
+	return cfg->transport == PP_TR_XRC && cfg->xrc_recv;
+}
+
 static int init_attr(const struct pp_qp_cfg *cfg, struct ibv_qp_attr *attr)
 {
 	*attr = (struct ibv_qp_attr){
@@ -71,11 +83,16 @@ static int rtr_attr(const struct pp_qp_cfg *cfg, const struct pp_addr *remote,
 	if (cfg->transport == PP_TR_UD)
 		return mask;
 	attr->path_mtu = pp_mtu_to_enum(cfg->path_mtu);
-	attr->dest_qp_num = remote->qpn;
+	/* XRC: our send QP talks to the peer's receive QP, and back. */
+	attr->dest_qp_num = xrc_send(cfg) ? remote->tgt_qpn : remote->qpn;
 	attr->rq_psn = remote->psn;
 	pp_ah_attr(cfg, remote, &attr->ah_attr);
 	mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
-	if (reliable(cfg->transport)) {
+	/*
+	 * The responder's limits.  An XRC send QP has no responder: the
+	 * kernel refuses these two bits for it (ib_modify_qp_is_ok()).
+	 */
+	if (reliable(cfg->transport) && !xrc_send(cfg)) {
 		attr->max_dest_rd_atomic = 1;
 		attr->min_rnr_timer = 12;
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
@@ -93,6 +110,8 @@ static int rts_attr(const struct pp_qp_cfg *cfg, uint32_t local_psn,
 	if (!reliable(cfg->transport))
 		return IBV_QP_STATE | IBV_QP_SQ_PSN;
 	attr->timeout = 14;
+	if (xrc_recv(cfg)) /* no send queue: the kernel wants just these */
+		return IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT;
 	attr->retry_cnt = 7;
 	attr->rnr_retry = 7;
 	attr->max_rd_atomic = 1;
@@ -114,6 +133,14 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 		return rts_attr(cfg, local_psn, attr);
 	}
 	return 0;
+}
+
+/* "XRC send " or "XRC receive " before "QP" in messages; "" otherwise. */
+static const char *qp_kind(const struct pp_qp_cfg *cfg)
+{
+	if (cfg->transport != PP_TR_XRC)
+		return "";
+	return cfg->xrc_recv ? "XRC receive " : "XRC send ";
 }
 
 /* What to try when a transition fails: the usual causes, by step. */
@@ -141,8 +168,8 @@ int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
 	if (ret < 0) /* some old providers return -1 and set errno */
 		ret = errno ? errno : EINVAL;
 	if (ret)
-		pp_err_set(err, "modify QP 0x%06x to %s failed: %s (%s)",
-			   qp->qp_num, pp_qp_step_name(step), strerror(ret),
-			   hint(cfg, step));
+		pp_err_set(err, "modify %sQP 0x%06x to %s failed: %s (%s)",
+			   qp_kind(cfg), qp->qp_num, pp_qp_step_name(step),
+			   strerror(ret), hint(cfg, step));
 	return ret;
 }

@@ -8,6 +8,14 @@
  * values are the ones rdma-core's examples use (docs/bringup.md says why):
  * RC RTR max_dest_rd_atomic 1, min_rnr_timer 12; RTS timeout 14, retry_cnt 7,
  * rnr_retry 7, max_rd_atomic 1; UD qkey 0x11111111.
+ *
+ * XRC splits a connection in two QPs of different types, and each type takes
+ * its own attributes (docs/xrc.md):
+ *
+ *   XRC send (initiator)  INIT; RTR with the AV, MTU, destination (the peer's
+ *                         receive QP) and rq_psn only; RTS as RC
+ *   XRC receive (target)  INIT; RTR as RC (destination: the peer's send
+ *                         QP); no RTS: it has no send queue
  */
 #ifndef PP_QP_H
 #define PP_QP_H
@@ -22,16 +30,18 @@
 #include "pp_wire.h"
 
 #define PP_QKEY 0x11111111U
-#define PP_GRH_LEN 40U		/* room a UD receive needs before the data */
+#define PP_GRH_LEN 40U /* room a UD receive needs before the data */
 
 /* What the transitions need besides the peer's address. */
 struct pp_qp_cfg {
 	enum pp_transport transport;
 	uint8_t ib_port;
-	uint32_t path_mtu;	/* bytes, agreed in the handshake */
+	uint32_t path_mtu; /* bytes, agreed in the handshake */
 	uint8_t sl;
-	bool use_grh;		/* Ethernet link layer, or a GID index given */
-	uint8_t sgid_index;	/* local GID index, when use_grh */
+	bool use_grh;	    /* Ethernet link layer, or a GID index given */
+	uint8_t sgid_index; /* local GID index, when use_grh */
+	/* XRC only: the receive (target) QP; false: the send (initiator) QP */
+	bool xrc_recv;
 };
 
 enum pp_qp_step {
@@ -47,6 +57,11 @@ enum pp_qp_step {
  * @local_psn: this QP's send PSN (used by RTS)
  * @remote: the peer QP's address (used by RTR; may be NULL otherwise)
  * @attr: filled (zeroed first)
+ *
+ * For XRC, @cfg->xrc_recv chooses the QP: the send QP's RTR goes to
+ * @remote->tgt_qpn, the receive QP's to @remote->qpn.  The receive QP also
+ * goes to RTS, with only the timeout and its send PSN (it has no send queue;
+ * that is the mask the kernel requires and rdma-core's example uses).
  *
  * Return: the ibv_modify_qp() attribute mask.
  */
@@ -76,9 +91,11 @@ const char *pp_qp_step_name(enum pp_qp_step step);
  * @step: which transition
  * @local_psn: this QP's send PSN
  * @remote: the peer QP's address (RTR)
- * @err: "modify QP 0x000011 to RTR failed: Invalid argument (hint)"
+ * @err: "modify QP 0x000011 to RTR failed: Invalid argument (hint)"; XRC
+ *       names the QP's kind: "modify XRC receive QP 0x000012 to RTR ..."
  *
- * Return: 0 or the errno of ibv_modify_qp().
+ * Return: 0 or the errno of ibv_modify_qp(); EINVAL, without calling it,
+ * when the QP does not take @step.
  */
 int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
 		 enum pp_qp_step step, uint32_t local_psn,

@@ -3,12 +3,15 @@
  * pp_res.c - acquire and release the verbs resources of a run.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
 
 #include "pp_res.h"
 
@@ -17,6 +20,11 @@
 static bool has_srq(const struct pp_res *r)
 {
 	return r->attr.transport == PP_TR_SRQ || r->attr.transport == PP_TR_XRC;
+}
+
+static bool is_xrc(const struct pp_res *r)
+{
+	return r->attr.transport == PP_TR_XRC;
 }
 
 /* A random 24-bit PSN, different for every QP and every run. */
@@ -59,6 +67,11 @@ static int alloc_arrays(struct pp_res *r)
 	r->remote = calloc(n, sizeof(*r->remote));
 	if (!r->qp || !r->ah || !r->psn || !r->local || !r->remote)
 		return ENOMEM;
+	if (is_xrc(r)) {
+		r->tgt_qp = calloc(n, sizeof(*r->tgt_qp));
+		if (!r->tgt_qp)
+			return ENOMEM;
+	}
 	return 0;
 }
 
@@ -91,27 +104,180 @@ static struct ibv_qp *create_qp(struct pp_res *r)
 	return qp;
 }
 
+/* XRC: a send (initiator) QP, in the PD, completing on the one CQ. */
+static struct ibv_qp *xrc_create_send_qp(struct pp_res *r)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_XRC_SEND,
+		.send_cq = r->cq,
+		.cap = {
+			.max_send_wr = PP_TX_DEPTH,
+			.max_send_sge = 1,
+			.max_inline_data = r->attr.size <= PP_MAX_INLINE ?
+						   (uint32_t)r->attr.size : 0,
+		},
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = r->pd,
+	};
+	struct ibv_qp *qp;
+
+	qp = ibv_create_qp_ex(r->ctx, &ia);
+	if (!qp && ia.cap.max_inline_data) {
+		ia.cap.max_inline_data = 0;
+		qp = ibv_create_qp_ex(r->ctx, &ia);
+	}
+	if (qp && ia.cap.max_inline_data >= r->attr.size)
+		r->send_flags |= IBV_SEND_INLINE;
+	return qp;
+}
+
+/*
+ * XRC: a receive (target) QP.  It belongs to the domain, not to a PD, and
+ * has no queues of its own: what it receives lands in the SRQ the sender
+ * names, and completes on that SRQ's CQ.
+ */
+static struct ibv_qp *xrc_create_recv_qp(struct pp_res *r)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+		.xrcd = r->xrcd,
+	};
+
+	return ibv_create_qp_ex(r->ctx, &ia);
+}
+
 static int create_qps(struct pp_res *r, const struct pp_qp_cfg *cfg,
 		      struct pp_err *err)
 {
+	struct pp_qp_cfg tgt_cfg = *cfg;
 	uint32_t i;
 	int ret;
 
+	tgt_cfg.xrc_recv = true;
 	for (i = 0; i < r->num_qps; i++) {
-		r->qp[i] = create_qp(r);
+		r->qp[i] = is_xrc(r) ? xrc_create_send_qp(r) : create_qp(r);
 		if (!r->qp[i]) {
 			ret = errno ? errno : ENOMEM;
 			pp_err_set(
 				err,
 				"create %s QP %u of %u failed: %s (lower -r or -q?)",
-				pp_transport_name(r->attr.transport), i + 1,
-				r->num_qps, strerror(ret));
+				is_xrc(r) ?
+					"XRC send" :
+					pp_transport_name(r->attr.transport),
+				i + 1, r->num_qps, strerror(ret));
 			return ret;
 		}
 		ret = pp_qp_modify(r->qp[i], cfg, PP_QP_INIT, 0, NULL, err);
 		if (ret)
 			return ret;
 		r->psn[i] = new_psn();
+		if (!is_xrc(r))
+			continue;
+		r->tgt_qp[i] = xrc_create_recv_qp(r);
+		if (!r->tgt_qp[i]) {
+			ret = errno ? errno : ENOMEM;
+			pp_err_set(
+				err,
+				"create XRC receive QP %u of %u failed: %s (lower -q?)",
+				i + 1, r->num_qps, strerror(ret));
+			return ret;
+		}
+		ret = pp_qp_modify(r->tgt_qp[i], &tgt_cfg, PP_QP_INIT, 0, NULL,
+				   err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * XRC: open the domain file (creating it if need be) and the domain tied to
+ * its inode.  Processes of one host that open the same file share the
+ * domain (ibv_open_xrcd(3)).  The default file lies in a shared /tmp, so it
+ * must be the user's own and no symlink; a file given by name is trusted.
+ */
+static int xrc_open_domain(struct pp_res *r, struct pp_err *err)
+{
+	const char *path = r->attr.xrcd_path;
+	struct ibv_xrcd_init_attr xa;
+	int flags = O_RDONLY | O_CREAT | O_CLOEXEC;
+	char def[64];
+	struct stat st;
+	int ret;
+
+	if (!path) {
+		snprintf(def, sizeof(def), PP_XRCD_PATH_FMT,
+			 (unsigned int)getuid());
+		path = def;
+		flags |= O_NOFOLLOW;
+	}
+	r->xrcd_fd = open(path, flags, 0600);
+	if (r->xrcd_fd < 0) {
+		ret = errno;
+		pp_err_set(
+			err,
+			"open XRC domain file %s failed: %s (choose another with --xrc-domain)",
+			path, strerror(ret));
+		return ret;
+	}
+	if (path == def && (fstat(r->xrcd_fd, &st) || st.st_uid != getuid())) {
+		pp_err_set(
+			err,
+			"XRC domain file %s is not yours (choose another with --xrc-domain)",
+			path);
+		return EACCES;
+	}
+	xa = (struct ibv_xrcd_init_attr){
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = r->xrcd_fd,
+		.oflags = O_CREAT,
+	};
+	r->xrcd = ibv_open_xrcd(r->ctx, &xa);
+	if (!r->xrcd) {
+		ret = errno ? errno : EOPNOTSUPP;
+		if (ret == EOPNOTSUPP || ret == ENOSYS)
+			pp_err_set(
+				err,
+				"XRC: not supported by device %s (open XRC domain failed: %s)",
+				ibv_get_device_name(r->ctx->device),
+				strerror(ret));
+		else
+			pp_err_set(err, "open XRC domain of %s failed: %s",
+				   path, strerror(ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* XRC: the SRQ every receive QP of the domain may deliver into. */
+static int xrc_create_srq(struct pp_res *r, struct pp_err *err)
+{
+	struct ibv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = r->attr.rx_depth, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
+			     IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD,
+		.srq_type = IBV_SRQT_XRC,
+		.pd = r->pd,
+		.xrcd = r->xrcd,
+		.cq = r->cq,
+	};
+	int ret;
+
+	r->srq = ibv_create_srq_ex(r->ctx, &sa);
+	if (!r->srq) {
+		ret = errno ? errno : ENOMEM;
+		pp_err_set(
+			err,
+			"create XRC SRQ of %u receives failed: %s (lower -r?)",
+			r->attr.rx_depth, strerror(ret));
+		return ret;
+	}
+	ret = ibv_get_srq_num(r->srq, &r->srqn);
+	if (ret) {
+		pp_err_set(err, "read the XRC SRQ number failed: %s",
+			   strerror(ret));
+		return ret;
 	}
 	return 0;
 }
@@ -187,6 +353,8 @@ static int create_queues(struct pp_res *r, struct pp_err *err)
 			return ret;
 		}
 	}
+	if (is_xrc(r))
+		return xrc_create_srq(r, err);
 	return 0;
 }
 
@@ -203,11 +371,6 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 	uint32_t i;
 	int ret;
 
-	if (a->transport == PP_TR_XRC) {
-		pp_err_set(err, "XRC resources are made by the XRC tool");
-		errno = EPROTONOSUPPORT;
-		return NULL;
-	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		pp_err_set(err, "out of memory");
@@ -215,6 +378,7 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 	}
 	r->attr = *a;
 	r->ctx = ctx;
+	r->xrcd_fd = -1;
 	r->num_qps = a->num_qps ? a->num_qps : 1;
 	r->send_flags = IBV_SEND_SIGNALED;
 	ret = alloc_arrays(r);
@@ -230,6 +394,11 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 				   strerror(ret));
 			goto out_destroy;
 		}
+	}
+	if (is_xrc(r)) {
+		ret = xrc_open_domain(r, err);
+		if (ret)
+			goto out_destroy;
 	}
 	r->pd = ibv_alloc_pd(ctx);
 	if (!r->pd) {
@@ -252,6 +421,10 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 			.qpn = r->qp[i]->qp_num,
 			.psn = r->psn[i],
 		};
+		if (is_xrc(r)) {
+			r->local[i].srqn = r->srqn;
+			r->local[i].tgt_qpn = r->tgt_qp[i]->qp_num;
+		}
 		if (a->use_grh)
 			memcpy(r->local[i].gid, local_gid, 16);
 	}
@@ -266,17 +439,31 @@ out_destroy:
 int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
 		   const struct pp_addr *remote, struct pp_err *err)
 {
+	struct pp_qp_cfg send_cfg = *cfg, tgt_cfg = *cfg;
 	struct ibv_ah_attr ah;
 	uint32_t i;
 	int ret;
 
+	send_cfg.xrc_recv = false;
+	tgt_cfg.xrc_recv = true;
 	for (i = 0; i < r->num_qps; i++) {
 		r->remote[i] = remote[i];
-		ret = pp_qp_modify(r->qp[i], cfg, PP_QP_RTR, r->psn[i],
+		if (is_xrc(r)) {
+			/* ready to hear from the peer's send QP i first */
+			ret = pp_qp_modify(r->tgt_qp[i], &tgt_cfg, PP_QP_RTR,
+					   r->psn[i], &remote[i], err);
+			if (!ret)
+				ret = pp_qp_modify(r->tgt_qp[i], &tgt_cfg,
+						   PP_QP_RTS, r->psn[i],
+						   &remote[i], err);
+			if (ret)
+				return ret;
+		}
+		ret = pp_qp_modify(r->qp[i], &send_cfg, PP_QP_RTR, r->psn[i],
 				   &remote[i], err);
 		if (ret)
 			return ret;
-		ret = pp_qp_modify(r->qp[i], cfg, PP_QP_RTS, r->psn[i],
+		ret = pp_qp_modify(r->qp[i], &send_cfg, PP_QP_RTS, r->psn[i],
 				   &remote[i], err);
 		if (ret)
 			return ret;
@@ -338,6 +525,8 @@ int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
 		wr.wr.ud.ah = r->ah[qp_index];
 		wr.wr.ud.remote_qpn = r->remote[qp_index].qpn;
 		wr.wr.ud.remote_qkey = PP_QKEY;
+	} else if (is_xrc(r)) {
+		wr.qp_type.xrc.remote_srqn = r->remote[qp_index].srqn;
 	}
 	return ibv_post_send(r->qp[qp_index], &wr, &bad);
 }
@@ -354,6 +543,9 @@ void pp_res_destroy(struct pp_res *r)
 	for (i = 0; r->qp && i < r->num_qps; i++)
 		if (r->qp[i])
 			ibv_destroy_qp(r->qp[i]);
+	for (i = 0; r->tgt_qp && i < r->num_qps; i++)
+		if (r->tgt_qp[i])
+			ibv_destroy_qp(r->tgt_qp[i]);
 	if (r->srq)
 		ibv_destroy_srq(r->srq);
 	if (r->cq)
@@ -363,12 +555,17 @@ void pp_res_destroy(struct pp_res *r)
 	free(r->buf);
 	if (r->pd)
 		ibv_dealloc_pd(r->pd);
+	if (r->xrcd)
+		ibv_close_xrcd(r->xrcd);
+	if (r->xrcd_fd >= 0)
+		close(r->xrcd_fd);
 	if (r->channel)
 		ibv_destroy_comp_channel(r->channel);
 	free(r->remote);
 	free(r->local);
 	free(r->psn);
 	free(r->ah);
+	free(r->tgt_qp);
 	free(r->qp);
 	free(r);
 }

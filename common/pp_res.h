@@ -6,7 +6,9 @@
  *   UD      one QP; receives carry 40 bytes of GRH room; one AH per peer QP
  *   SRQ     N RC QPs; all receives come from one SRQ
  *   XRC     N XRC send QPs and N XRC receive (target) QPs in one XRC domain;
- *           receives come from one XRC SRQ
+ *           receives come from one XRC SRQ.  Send QP i goes to the peer's
+ *           receive QP i and names the peer's SRQ in every send; receive QP
+ *           i hears from the peer's send QP i (docs/xrc.md).
  *
  * One completion queue serves sends and receives.  One buffer, registered
  * once, holds the send area and then the receive area: one message is in
@@ -39,9 +41,10 @@ struct pp_res_attr {
 	uint32_t rx_depth; /* receives posted ahead (per QP, or the SRQ) */
 	uint32_t max_cqe;  /* device limit; 0: not checked */
 	uint8_t ib_port;
-	bool use_event; /* make a completion channel */
-	bool use_grh;	/* addresses carry a GID */
-	int gid_index;	/* local GID index, when use_grh */
+	bool use_event;	       /* make a completion channel */
+	bool use_grh;	       /* addresses carry a GID */
+	int gid_index;	       /* local GID index, when use_grh */
+	const char *xrcd_path; /* XRC: domain file; NULL: PP_XRCD_PATH_FMT */
 };
 
 struct pp_res {
@@ -56,6 +59,7 @@ struct pp_res {
 	uint32_t recv_len; /* bytes per receive: size (+ PP_GRH_LEN for UD) */
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
+	int xrcd_fd; /* XRC: the domain file, open; else -1 */
 	struct ibv_xrcd *xrcd;
 	struct ibv_srq *srq; /* SRQ and XRC */
 	uint32_t srqn;	     /* XRC: its number, sent to the peer */
@@ -80,9 +84,11 @@ struct pp_res {
  *       failed: Cannot allocate memory (lower -s, or raise ulimit -l)")
  *
  * Fills @local with this side's addresses (QPN, random PSN, SRQ number, LID,
- * GID) for the handshake.  A partly built object is released before failing.
+ * GID; XRC: the send QP's number in qpn, the receive QP's in tgt_qpn) for the
+ * handshake.  A partly built object is released before failing.
  *
- * Return: the resources, or NULL with errno set.
+ * Return: the resources, or NULL with errno set: ENOMEM, or the errno of the
+ * failing verb (XRC on a device without it: EOPNOTSUPP at the domain).
  */
 struct pp_res *pp_res_create(struct ibv_context *ctx,
 			     const struct pp_res_attr *a,
@@ -90,7 +96,8 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 			     struct pp_err *err);
 
 /**
- * pp_res_connect() - bring every QP to RTR and RTS (UD: and make its AHs)
+ * pp_res_connect() - bring every QP to RTR and RTS (UD: and make its AHs;
+ * XRC: each receive QP to RTR only)
  * @r: the resources
  * @cfg: the QP settings of the run
  * @remote: the peer's @r->num_qps addresses, in the order of its ADDRS
@@ -113,6 +120,7 @@ int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n);
 
 /**
  * pp_res_post_send() - send the send area to the peer's QP @qp_index
+ * (XRC: from send QP @qp_index to the peer's SRQ)
  * @r: the resources, connected
  * @qp_index: which connection
  * @seq: the iteration number, carried as immediate data

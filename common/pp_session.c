@@ -197,6 +197,7 @@ int pp_session_setup(struct pp_session *s)
 		.use_event = s->o->use_event,
 		.use_grh = s->gid_index >= 0,
 		.gid_index = s->gid_index,
+		.xrcd_path = s->o->xrcd_path,
 	};
 	int ret;
 
