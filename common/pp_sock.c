@@ -51,15 +51,18 @@ static int wait_fd(int fd, short events, int64_t deadline)
 	int ms, n;
 
 	for (;;) {
+		/*
+		 * With the deadline passed, still look once (ms 0): an event
+		 * already there, such as a refused connect, wins over the
+		 * timeout.
+		 */
 		ms = ms_left(deadline);
-		if (ms == 0)
-			return ETIMEDOUT;
 		n = poll(&pfd, 1, ms);
 		if (n > 0)
 			return 0;
-		if (n == 0)
-			continue; /* ms_left() now says whether time is up */
-		if (errno != EINTR)
+		if (n == 0 && ms == 0)
+			return ETIMEDOUT;
+		if (n < 0 && errno != EINTR)
 			return errno;
 	}
 }

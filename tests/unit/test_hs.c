@@ -890,6 +890,24 @@ START_TEST(sock_refused)
 }
 END_TEST
 
+/*
+ * A refusal already waiting when the deadline has passed is still a refusal,
+ * not a timeout: a late process (load, valgrind) once got ETIMEDOUT here.
+ */
+START_TEST(sock_refused_at_deadline)
+{
+	struct pp_err err;
+	uint32_t port = dead_port();
+	int fd = -1;
+
+	ck_assert_int_eq(pp_sock_connect(hosts[_i], port, pp_now_ns(), &fd,
+					 &err),
+			 ECONNREFUSED);
+	ck_assert_err(&err, "connection refused");
+	ck_assert_int_eq(fd, -1);
+}
+END_TEST
+
 /* A client started just before its server connects on a retry. */
 START_TEST(sock_server_starts_late)
 {
@@ -1252,6 +1270,7 @@ static Suite *hs_suite(void)
 	tcase_add_loop_test(sock, sock_port_in_use, 0, 3);
 	tcase_add_test(sock, sock_unresolvable);
 	tcase_add_loop_test(sock, sock_refused, 0, 2);
+	tcase_add_loop_test(sock, sock_refused_at_deadline, 0, 2);
 	tcase_add_test(sock, sock_server_starts_late);
 	tcase_add_loop_test(sock, sock_readable_and_io, 0, 2);
 	tcase_add_test(sock, sock_version_mismatch);
