@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Write the seed corpus of the fuzz harnesses into tests/fuzz/corpus/: a few
+# small valid and invalid inputs each.  The files are committed; run this
+# again only to change the seeds (the output is the same every time).
+#
+# Usage: bash tests/fuzz/make-corpus.sh
+set -euo pipefail
+
+dir=$(cd "$(dirname "$0")" && pwd)/corpus
+
+# seed HARNESS NAME HEX: write the bytes of HEX (white space ignored).
+seed() {
+	local hex=${3//[[:space:]]/} out=
+	while [[ -n $hex ]]; do
+		out+="\\x${hex:0:2}"
+		hex=${hex:2}
+	done
+	mkdir -p "$dir/$1"
+	printf '%b' "$out" >"$dir/$1/$2"
+}
+
+# seed_args HARNESS NAME ARG...: the arguments, each ended by a NUL.
+seed_args() {
+	local h=$1 n=$2
+	shift 2
+	mkdir -p "$dir/$h"
+	printf '%s\0' "$@" >"$dir/$h/$n"
+}
+
+# seed_num NAME SELECTOR TEXT: fuzz_parse_u64's selector byte, then TEXT.
+seed_num() {
+	mkdir -p "$dir/fuzz_parse_u64"
+	{
+		printf '%b' "\\x$2"
+		printf '%s' "$3"
+	} >"$dir/fuzz_parse_u64/$1"
+}
+
+rm -rf "$dir"
+
+# fuzz_wire: header "PPNG" v1 TYPE LEN, then the body (pp_wire.h).
+z25=$(printf '00%.0s' {1..25})
+z232=$(printf '00%.0s' {1..232})
+hello="01 01 0001 00000400 0000000000001000 00000000000003e8 000001f4
+	00000001 00 02 0400 0001 03 $z25"
+addr1="0001 0000 00000011 00abcdef 00000000 00000000
+	fe800000000000000000000000000001"
+addr2="0002 0000 00000012 00123456 00000007 00000013
+	00000000000000000000ffffc0a80001"
+seed fuzz_wire hello "50504e47 0001 0001 00000040 $hello"
+seed fuzz_wire addrs1 "50504e47 0001 0002 00000028 00000001 $addr1"
+seed fuzz_wire addrs2 "50504e47 0001 0002 0000004c 00000002 $addr1 $addr2"
+seed fuzz_wire ready "50504e47 0001 0003 00000000"
+seed fuzz_wire done-ok "50504e47 0001 0004 00000018 00000000 00000000
+	00000000000003e8 0000000000000000"
+# ERROR "bad size" (code 22), from this version and from version 2
+seed fuzz_wire error "50504e47 0001 0005 000000f8 00000016
+	6261642073697a65 $(printf '00%.0s' {1..236})"
+seed fuzz_wire error-v2 "50504e47 0002 0005 000000f8 00000016
+	6261642073697a65 $(printf '00%.0s' {1..236})"
+seed fuzz_wire hello-v2 "50504e47 0002 0001 00000040 $hello"
+seed fuzz_wire bad-magic "50504e48 0001 0003 00000000"
+seed fuzz_wire bad-len "50504e47 0001 0003 00000001 00"
+seed fuzz_wire count-mismatch "50504e47 0001 0002 00000028 00000002 $addr1"
+seed fuzz_wire truncated "50504e47 0001 0004 00000018 00000000"
+seed fuzz_wire error-unpadded "50504e47 0001 0005 000000f8 00000016
+	41004200 $z232 00000000 00000000"
+
+# fuzz_rdmacore: selector byte (0 address, 1 srq, 2 XRC, 3 "done", 4 "END",
+# 5 -c check), then the bytes as a stock tool writes them (%b escapes).
+seed_rc() {
+	mkdir -p "$dir/fuzz_rdmacore"
+	printf '%b' "\\x$2$3" >"$dir/fuzz_rdmacore/$1"
+}
+gid=fe800000000000000000000000000001
+zgid=$(printf '0%.0s' {1..32})
+seed_rc addr 00 "0001:000011:abcdef:$gid\\x00"
+seed_rc addr-upper 00 "0001:000011:ABCDEF:$gid\\x00"
+seed_rc addr-short 00 "0001:000011:abcdef:fe80\\x00"
+seed_rc xrc 02 "0001:000012:000011:00abcd:000007:$gid\\x00"
+# two QPs in use, then 254 records of the all-zero address
+seed_rc srq 01 "0001:000011:abcdef:$gid\\x000002:000012:000001:$gid\\x00$(
+	printf "0000:000000:000000:$zgid\\\\x00%.0s" {1..254})"
+seed_rc done-token 03 'done\x00'
+seed_rc end-token 04 'END\x00'
+# page 16, 64 bytes: 0 at each multiple of 16, the stock filler elsewhere
+seed_rc chk 05 "\\x10$(printf '\\x00{{{{{{{{{{{{{{{%.0s' {1..4})"
+
+# fuzz_opts: one argument per NUL-terminated string.
+seed_args fuzz_opts server -s 4096 -c -e
+seed_args fuzz_opts client --size=1M -n 100 --chk 192.0.2.1
+seed_args fuzz_opts uc --uc -m 1024 -g 0 -T 30 host
+seed_args fuzz_opts srq-qps -q 32 -r 16
+seed_args fuzz_opts xrc --xrc-domain=/tmp/d -q 4 -b ::1 -d rxe0 -i 1 -l 3
+seed_args fuzz_opts help -p 1 -h -s 0
+seed_args fuzz_opts bad -s -1 --mtu 1000 --bogus
+seed_args fuzz_opts ambiguous --i 1 --tim=5 a b
+
+# fuzz_parse_u64: selector bit 0 = suffixes, bits 1..3 = bounds.
+seed_num dec 00 4096
+seed_num hex 00 0x1F
+seed_num suffix 05 1M
+seed_num too-big 05 3G
+seed_num overflow 00 18446744073709551616
+seed_num sign 02 -1
+seed_num bare-0x 01 0x
+seed_num max 00 0xffffffffffffffff
