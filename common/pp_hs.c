@@ -320,6 +320,8 @@ int pp_hs_send(const struct pp_conn *c, const struct pp_msg *m,
 	if (!rc)
 		rc = pp_sock_write_all(c->fd, buf, len,
 				       pp_deadline(c->timeout_ms));
+	if (!rc)
+		pp_trace_msg(c->trace, "sent", msg_name(m->type), len);
 	if (rc == ETIMEDOUT)
 		pp_err_set(
 			err,
@@ -431,6 +433,8 @@ int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
 			   pp_peer_name(c), why);
 		return rc;
 	}
+	pp_trace_msg(c->trace, "received", msg_name(hdr.type),
+		     PP_WIRE_HDR_LEN + hdr.len);
 	if (m->type == PP_MSG_ERROR)
 		return remote_error(m, err);
 	pp_err_clear(err);

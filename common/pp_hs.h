@@ -29,13 +29,15 @@
 #include "pp_dev.h"
 #include "pp_err.h"
 #include "pp_opts.h"
+#include "pp_trace.h"
 #include "pp_wire.h"
 
 /* One side's end of the TCP connection. */
 struct pp_conn {
 	int fd;
 	bool is_server;
-	int timeout_ms; /* for each message of the handshake */
+	int timeout_ms;		/* for each message of the handshake */
+	struct pp_trace *trace; /* --trace: each message shown; may be NULL */
 };
 
 /**

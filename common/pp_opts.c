@@ -156,8 +156,8 @@ static const struct opt_def opt_table[] = {
 		.tools = TOOLS_ALL,
 		.min = 0,
 		.max = PP_MAX_GID_IDX,
-		.help = "local GID index, needed for RoCE",
-		.unset = "none",
+		.help = "local GID index (a GRH is used when given)",
+		.unset = "on RoCE, chosen and printed; on IB, none",
 	},
 	{
 		.id = PP_OPT_CHECK,
@@ -214,6 +214,20 @@ static const struct opt_def opt_table[] = {
 		.tools = TOOL_BIT(PP_TOOL_XRC),
 		.help = "file naming the XRC domain; processes of one host that give the same file share the domain",
 		.unset = PP_XRCD_PATH_HELP,
+	},
+	{
+		.id = PP_OPT_SHOW_GIDS,
+		.name = "show-gids",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "list devices, ports and GID tables (-d, -i narrow it), then exit",
+	},
+	{
+		.id = PP_OPT_TRACE,
+		.name = "trace",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "print every bring-up step, its attributes and its time to stderr",
 	},
 	{
 		.id = PP_OPT_HELP,
@@ -387,6 +401,12 @@ static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 		break;
 	case PP_OPT_UC:
 		o->transport = PP_TR_UC;
+		break;
+	case PP_OPT_SHOW_GIDS:
+		o->show_gids = true;
+		break;
+	case PP_OPT_TRACE:
+		o->trace = true;
 		break;
 	case PP_OPT_HELP:
 		o->help = true;
@@ -634,6 +654,20 @@ static void usage_wrap(FILE *f, const char *text, int col, int indent)
 	fputc('\n', f);
 }
 
+/* The help text of @d with the default of @dflt: one table, two outputs. */
+static void opt_help_text(const struct pp_opts *dflt, const struct opt_def *d,
+			  char *text, size_t len)
+{
+	uint64_t v;
+
+	if (opt_value(dflt, d->id, &v))
+		snprintf(text, len, "%s (default %" PRIu64 ")", d->help, v);
+	else if (d->unset)
+		snprintf(text, len, "%s (default: %s)", d->help, d->unset);
+	else
+		snprintf(text, len, "%s", d->help);
+}
+
 void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog)
 {
 	struct pp_opts dflt;
@@ -661,7 +695,6 @@ void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog)
 		prog, prog);
 	for (i = 0; i < OPT_TABLE_LEN; i++) {
 		const struct opt_def *d = &opt_table[i];
-		uint64_t v;
 
 		if (!opt_accepted(d, tool))
 			continue;
@@ -672,17 +705,31 @@ void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog)
 		n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s%s%s",
 			      d->name, d->arg ? "=" : "", d->arg ? d->arg : "");
 
-		if (opt_value(&dflt, d->id, &v))
-			snprintf(text, sizeof(text), "%s (default %" PRIu64 ")",
-				 d->help, v);
-		else if (d->unset)
-			snprintf(text, sizeof(text), "%s (default: %s)",
-				 d->help, d->unset);
-		else
-			snprintf(text, sizeof(text), "%s", d->help);
-
+		opt_help_text(&dflt, d, text, sizeof(text));
 		fprintf(f, "%-*s", help_col, left);
 		usage_wrap(f, text, help_col, help_col);
+	}
+}
+
+void pp_opts_write_man(FILE *f, enum pp_tool tool)
+{
+	struct pp_opts dflt;
+	char text[192];
+	size_t i;
+
+	pp_opts_init(&dflt, tool, pp_tool_name(tool));
+	for (i = 0; i < OPT_TABLE_LEN; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		if (!opt_accepted(d, tool))
+			continue;
+		if (d->letter)
+			fprintf(f, "**-%c**, ", d->letter);
+		fprintf(f, "**\\-\\-%s**", d->name);
+		if (d->arg)
+			fprintf(f, "=*%s*", d->arg);
+		opt_help_text(&dflt, d, text, sizeof(text));
+		fprintf(f, "\n:   %s\n\n", text);
 	}
 }
 

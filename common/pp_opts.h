@@ -53,6 +53,8 @@ enum pp_opt_id {
 	PP_OPT_TIMEOUT,	   /* -T, --timeout */
 	PP_OPT_HELP,	   /* -h, --help */
 	PP_OPT_XRC_DOMAIN, /* --xrc-domain (xrc_pingpong only) */
+	PP_OPT_SHOW_GIDS,  /* --show-gids */
+	PP_OPT_TRACE,	   /* --trace */
 	PP_OPT_COUNT
 };
 
@@ -91,6 +93,8 @@ struct pp_opts {
 	bool use_event;	     /* -e: sleep on completion events */
 	bool validate;	     /* -c: fill and check a data pattern */
 	bool help;	     /* -h: print usage and exit 0 */
+	bool show_gids;	     /* --show-gids: inspect, no peer, exit */
+	bool trace;	     /* --trace: every step on stderr */
 	uint32_t set;	     /* bit (1u << enum pp_opt_id): given explicitly */
 };
 
@@ -127,6 +131,17 @@ int pp_opts_parse(struct pp_opts *o, int argc, char **argv, struct pp_err *err);
  * @prog: program name shown in the synopsis
  */
 void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog);
+
+/**
+ * pp_opts_write_man() - the OPTIONS section of @tool's man page
+ * @f: the stream
+ * @tool: which binary
+ *
+ * Pandoc Markdown, one definition per option the tool accepts, with the same
+ * text and defaults as pp_opts_usage(): docs/CMakeLists.txt builds the man
+ * pages from it.
+ */
+void pp_opts_write_man(FILE *f, enum pp_tool tool);
 
 /**
  * pp_parse_u64() - parse an unsigned number strictly

@@ -164,9 +164,12 @@ int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
 	int mask, ret;
 
 	mask = pp_qp_attr(cfg, step, local_psn, remote, &attr);
+	pp_trace_qp(cfg->trace, qp->qp_num, pp_qp_step_name(step), &attr, mask);
 	ret = ibv_modify_qp(qp, &attr, mask);
 	if (ret < 0) /* some old providers return -1 and set errno */
 		ret = errno ? errno : EINVAL;
+	if (ret)
+		pp_trace_step(cfg->trace, "  -> failed: %s", strerror(ret));
 	if (ret)
 		pp_err_set(err, "modify %sQP 0x%06x to %s failed: %s (%s)",
 			   qp_kind(cfg), qp->qp_num, pp_qp_step_name(step),

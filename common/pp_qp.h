@@ -27,6 +27,7 @@
 
 #include "pp_err.h"
 #include "pp_opts.h"
+#include "pp_trace.h"
 #include "pp_wire.h"
 
 #define PP_QKEY 0x11111111U
@@ -42,6 +43,7 @@ struct pp_qp_cfg {
 	uint8_t sgid_index; /* local GID index, when use_grh */
 	/* XRC only: the receive (target) QP; false: the send (initiator) QP */
 	bool xrc_recv;
+	struct pp_trace *trace; /* --trace: each transition shown; may be NULL */
 };
 
 enum pp_qp_step {

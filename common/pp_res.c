@@ -366,6 +366,7 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 	struct pp_qp_cfg cfg = {
 		.transport = a->transport,
 		.ib_port = a->ib_port,
+		.trace = a->trace,
 	};
 	struct pp_res *r;
 	uint32_t i;
@@ -394,11 +395,13 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 				   strerror(ret));
 			goto out_destroy;
 		}
+		pp_trace_step(a->trace, "create completion channel");
 	}
 	if (is_xrc(r)) {
 		ret = xrc_open_domain(r, err);
 		if (ret)
 			goto out_destroy;
+		pp_trace_step(a->trace, "open XRC domain");
 	}
 	r->pd = ibv_alloc_pd(ctx);
 	if (!r->pd) {
@@ -406,15 +409,24 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 		pp_err_set(err, "allocate PD failed: %s", strerror(ret));
 		goto out_destroy;
 	}
+	pp_trace_step(a->trace, "allocate PD");
 	ret = create_buffers(r, err);
 	if (ret)
 		goto out_destroy;
+	pp_trace_step(a->trace, "register MR of %zu bytes (lkey 0x%x)",
+		      r->buf_len, r->mr->lkey);
 	ret = create_queues(r, err);
 	if (ret)
 		goto out_destroy;
+	pp_trace_step(a->trace, "create CQ of %d entries%s", r->cq->cqe,
+		      r->srq ? " and the SRQ" : "");
 	ret = create_qps(r, &cfg, err);
 	if (ret)
 		goto out_destroy;
+	pp_trace_step(a->trace, "created %u %s QP%s%s", r->num_qps,
+		      pp_transport_name(a->transport),
+		      r->num_qps > 1 ? "s" : "",
+		      r->send_flags & IBV_SEND_INLINE ? " (inline sends)" : "");
 	for (i = 0; i < r->num_qps; i++) {
 		r->local[i] = (struct pp_addr){
 			.lid = lid,

@@ -25,6 +25,7 @@
 #include "pp_err.h"
 #include "pp_opts.h"
 #include "pp_qp.h"
+#include "pp_trace.h"
 #include "pp_wire.h"
 
 #define PP_TX_DEPTH 4U /* sends outstanding per QP, at most */
@@ -41,10 +42,11 @@ struct pp_res_attr {
 	uint32_t rx_depth; /* receives posted ahead (per QP, or the SRQ) */
 	uint32_t max_cqe;  /* device limit; 0: not checked */
 	uint8_t ib_port;
-	bool use_event;	       /* make a completion channel */
-	bool use_grh;	       /* addresses carry a GID */
-	int gid_index;	       /* local GID index, when use_grh */
-	const char *xrcd_path; /* XRC: domain file; NULL: PP_XRCD_PATH_FMT */
+	bool use_event;		/* make a completion channel */
+	bool use_grh;		/* addresses carry a GID */
+	int gid_index;		/* local GID index, when use_grh */
+	const char *xrcd_path;	/* XRC: domain file; NULL: PP_XRCD_PATH_FMT */
+	struct pp_trace *trace; /* --trace: each step shown; may be NULL */
 };
 
 struct pp_res {

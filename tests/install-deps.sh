@@ -14,6 +14,8 @@ packages=(
 	qemu-system-x86 busybox-static cpio kmod iproute2
 	# reference tools and interop peers
 	ibverbs-utils perftest
+	# man pages (docs/CMakeLists.txt builds them when pandoc is present)
+	pandoc
 )
 
 missing=()

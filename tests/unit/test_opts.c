@@ -231,6 +231,27 @@ START_TEST(test_parse_flags_cluster)
 }
 END_TEST
 
+/* --show-gids and --trace: flags every tool takes, off by default. */
+START_TEST(test_parse_inspect_flags)
+{
+	static const enum pp_tool tools[] = { PP_TOOL_RC, PP_TOOL_UD,
+					      PP_TOOL_SRQ, PP_TOOL_XRC };
+	struct pp_opts o;
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		expect_ok(&o, tools[i], "");
+		ck_assert(!o.show_gids && !o.trace);
+		expect_ok(&o, tools[i], "--show-gids --trace host");
+		ck_assert(o.show_gids && o.trace);
+		ck_assert_uint_eq(o.set, (1u << PP_OPT_SHOW_GIDS) |
+						 (1u << PP_OPT_TRACE));
+	}
+	expect_fail(PP_TOOL_RC, "--trace=1", EINVAL, "--trace",
+		    "takes no value");
+}
+END_TEST
+
 START_TEST(test_parse_uc)
 {
 	struct pp_opts o;
@@ -604,7 +625,10 @@ START_TEST(test_usage_rc)
 		"(default 500)",
 		"(default 1000)",
 		"(default 5)",
-		"(default: none)",
+		"(default: on\n",
+		"RoCE, chosen and printed; on IB, none)",
+		"--show-gids",
+		"--trace",
 		"first device with an active port",
 	};
 	char *text = usage_of(PP_TOOL_RC);
@@ -697,6 +721,44 @@ START_TEST(test_usage_matches_parser)
 }
 END_TEST
 
+/* The man page's OPTIONS come from the same table and defaults as --help. */
+START_TEST(test_man_matches_usage)
+{
+	static const enum pp_tool tools[] = { PP_TOOL_RC, PP_TOOL_UD,
+					      PP_TOOL_SRQ, PP_TOOL_XRC };
+	static const char *const names[] = { "port",	  "ib-dev", "size",
+					     "mtu",	  "num-qp", "uc",
+					     "show-gids", "trace" };
+	size_t t, i;
+
+	for (t = 0; t < sizeof(tools) / sizeof(tools[0]); t++) {
+		char *usage = usage_of(tools[t]), *man = NULL, want[64];
+		size_t len = 0;
+		FILE *f = open_memstream(&man, &len);
+
+		ck_assert_ptr_nonnull(f);
+		pp_opts_write_man(f, tools[t]);
+		fclose(f);
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			bool in_usage, in_man;
+
+			snprintf(want, sizeof(want), "--%s", names[i]);
+			in_usage = strstr(usage, want) != NULL;
+			snprintf(want, sizeof(want), "**\\-\\-%s**", names[i]);
+			in_man = strstr(man, want) != NULL;
+			ck_assert_msg(in_usage == in_man, "%s: --%s %s",
+				      pp_tool_name(tools[t]), names[i],
+				      in_usage ? "missing from the man page" :
+						 "only in the man page");
+		}
+		ck_assert_ptr_nonnull(strstr(man, "(default 18515)"));
+		ck_assert_ptr_nonnull(strstr(man, "(default 1000)"));
+		free(man);
+		free(usage);
+	}
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -710,6 +772,8 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_parse_host_anywhere);
 	tcase_add_test(tc, test_parse_flags_cluster);
 	tcase_add_test(tc, test_parse_uc);
+	tcase_add_test(tc, test_parse_inspect_flags);
+	tcase_add_test(tc, test_man_matches_usage);
 	tcase_add_test(tc, test_parse_size_suffixes);
 	tcase_add_test(tc, test_parse_bounds_inclusive);
 	tcase_add_test(tc, test_parse_set_mask);

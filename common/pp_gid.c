@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_gid.c - the automatic GID choice and the GID checks: pure functions.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "pp_gid.h"
+
+/* IBV_LINK_LAYER_ETHERNET without verbs.h: nothing here calls verbs. */
+#define PP_LL_ETHERNET 2
+
+enum pp_gid_family pp_gid_family(const uint8_t gid[16])
+{
+	static const uint8_t zero[16];
+	static const uint8_t v4_prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(gid, zero, 16))
+		return PP_GID_FAM_NONE;
+	if (!memcmp(gid, v4_prefix, 12))
+		return PP_GID_FAM_IPV4;
+	if (gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80)
+		return PP_GID_FAM_LINK_LOCAL;
+	return PP_GID_FAM_IPV6;
+}
+
+const char *pp_gid_family_name(enum pp_gid_family fam)
+{
+	switch (fam) {
+	case PP_GID_FAM_IPV4:
+		return "IPv4";
+	case PP_GID_FAM_IPV6:
+		return "IPv6";
+	case PP_GID_FAM_LINK_LOCAL:
+		return "IPv6 link-local";
+	case PP_GID_FAM_NONE:
+		break;
+	}
+	return "none";
+}
+
+const char *pp_gid_type_name(uint8_t type)
+{
+	switch (type) {
+	case PP_GID_TYPE_IB:
+		return "IB";
+	case PP_GID_TYPE_ROCE_V1:
+		return "RoCE v1";
+	case PP_GID_TYPE_ROCE_V2:
+		return "RoCE v2";
+	}
+	return "none";
+}
+
+char *pp_gid_ip(const uint8_t gid[16], char *buf, size_t len)
+{
+	socklen_t room = len > INET6_ADDRSTRLEN ? INET6_ADDRSTRLEN :
+						  (socklen_t)len;
+	const char *ok;
+
+	if (!len)
+		return buf;
+	if (pp_gid_family(gid) == PP_GID_FAM_IPV4)
+		ok = inet_ntop(AF_INET, gid + 12, buf, room);
+	else
+		ok = inet_ntop(AF_INET6, gid, buf, room);
+	if (!ok)
+		buf[0] = '\0';
+	return buf;
+}
+
+int pp_gid_sockaddr_family(int family, const uint8_t *addr6)
+{
+	static const uint8_t v4_prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (family == AF_INET)
+		return AF_INET;
+	if (family != AF_INET6)
+		return AF_UNSPEC;
+	if (addr6 && !memcmp(addr6, v4_prefix, 12))
+		return AF_INET;
+	return AF_INET6;
+}
+
+/* The ranks of the order in pp_gid.h: higher is better, 0 unusable. */
+enum {
+	RANK_NONE = 0,
+	RANK_UNTYPED = 1,  /* 6. no known RoCE type */
+	RANK_V1_OTHER = 2, /* 5. RoCE v1, another address */
+	RANK_V1_MATCH = 3, /* 4. RoCE v1, the peer's family */
+	RANK_V2_LL = 4,	   /* 3. RoCE v2, link-local */
+	RANK_V2_OTHER = 5, /* 2. RoCE v2, the other family */
+	RANK_V2_MATCH = 6, /* 1. RoCE v2, the peer's family */
+};
+
+static enum pp_gid_family wanted_family(int peer_family)
+{
+	return peer_family == AF_INET6 ? PP_GID_FAM_IPV6 : PP_GID_FAM_IPV4;
+}
+
+static int rank(const struct pp_gid_entry *e, int peer_family)
+{
+	enum pp_gid_family fam = pp_gid_family(e->raw);
+	bool match = fam == wanted_family(peer_family);
+
+	if (!e->populated || fam == PP_GID_FAM_NONE)
+		return RANK_NONE;
+	switch (e->type) {
+	case PP_GID_TYPE_ROCE_V2:
+		if (match)
+			return RANK_V2_MATCH;
+		return fam == PP_GID_FAM_LINK_LOCAL ? RANK_V2_LL :
+						      RANK_V2_OTHER;
+	case PP_GID_TYPE_ROCE_V1:
+		return match ? RANK_V1_MATCH : RANK_V1_OTHER;
+	}
+	return RANK_UNTYPED;
+}
+
+static const char *peer_family_name(int peer_family)
+{
+	return peer_family == AF_INET6 ? "IPv6" : "IPv4";
+}
+
+/* Why an entry of rank @r won: the end of the reason line. */
+static void why(int r, int peer_family, char *buf, size_t len)
+{
+	bool known = peer_family == AF_INET || peer_family == AF_INET6;
+	const char *pf = peer_family_name(peer_family);
+
+	switch (r) {
+	case RANK_V2_MATCH:
+		if (known)
+			snprintf(buf, len, ", matches the peer's %s address",
+				 pf);
+		else
+			snprintf(
+				buf, len,
+				", preferred (the peer's address family is not known)");
+		break;
+	case RANK_V2_OTHER:
+		if (known)
+			snprintf(
+				buf, len,
+				" (no RoCE v2 GID matches the peer's %s address)",
+				pf);
+		else
+			snprintf(buf, len, " (no RoCE v2 %s GID)", pf);
+		break;
+	case RANK_V2_LL:
+		snprintf(
+			buf, len,
+			" (no routable RoCE v2 GID: link-local reaches only this link)");
+		break;
+	case RANK_V1_MATCH:
+	case RANK_V1_OTHER:
+		snprintf(
+			buf, len,
+			" (no RoCE v2 GID: RoCE v1 does not cross IP routers)");
+		break;
+	default:
+		snprintf(
+			buf, len,
+			" (the port reports no GID types: the first populated GID)");
+		break;
+	}
+}
+
+int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
+		  int peer_family, int *index, char *reason, size_t len)
+{
+	const struct pp_gid_entry *best = NULL;
+	int best_rank = RANK_NONE, i, r;
+	char ip[PP_GID_TEXT_LEN], tail[96];
+
+	*index = -1;
+	if (link_layer != PP_LL_ETHERNET) {
+		snprintf(
+			reason, len,
+			"no GID: InfiniBand routes by LID (give -g to use a GRH)");
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		r = rank(&tbl[i], peer_family);
+		if (r > best_rank ||
+		    (r == best_rank && r && tbl[i].index < best->index)) {
+			best = &tbl[i];
+			best_rank = r;
+		}
+	}
+	if (!best) {
+		snprintf(
+			reason, len,
+			"the port is Ethernet (RoCE) but has no GID: give its network interface an IP address (see --show-gids)");
+		return ENODATA;
+	}
+	*index = best->index;
+	inet_ntop(AF_INET6, best->raw, ip, sizeof(ip));
+	why(best_rank, peer_family, tail, sizeof(tail));
+	snprintf(reason, len, "GID index %d: %s, %s %s%s%s%s", best->index,
+		 pp_gid_type_name(best->type),
+		 pp_gid_family_name(pp_gid_family(best->raw)), ip,
+		 best->ndev[0] ? " on " : "", best->ndev, tail);
+	return 0;
+}
+
+static bool is_roce(uint8_t type)
+{
+	return type == PP_GID_TYPE_ROCE_V1 || type == PP_GID_TYPE_ROCE_V2;
+}
+
+static bool is_v6(enum pp_gid_family fam)
+{
+	return fam == PP_GID_FAM_IPV6 || fam == PP_GID_FAM_LINK_LOCAL;
+}
+
+int pp_gid_check_pair(uint8_t client_type, enum pp_gid_family client_fam,
+		      uint8_t server_type, enum pp_gid_family server_fam,
+		      struct pp_err *err)
+{
+	const char *what;
+
+	if (!is_roce(client_type) || !is_roce(server_type))
+		return 0;
+	if (client_type != server_type)
+		what = "types";
+	else if (client_fam != PP_GID_FAM_NONE &&
+		 server_fam != PP_GID_FAM_NONE &&
+		 is_v6(client_fam) != is_v6(server_fam))
+		what = "address families";
+	else
+		return 0;
+	pp_err_set(
+		err,
+		"GID %s differ: client %s %s, server %s %s: choose matching -g on both sides",
+		what, pp_gid_type_name(client_type),
+		pp_gid_family_name(client_fam), pp_gid_type_name(server_type),
+		pp_gid_family_name(server_fam));
+	return EINVAL;
+}
+
+char *pp_gid_populated_list(const struct pp_gid_entry *tbl, int n, char *buf,
+			    size_t len)
+{
+	size_t used = 0, safe = 0; /* safe: ", ..." still fits after it */
+	int i, w;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (!tbl[i].populated)
+			continue;
+		w = snprintf(buf + used, len - used, "%s%d", used ? ", " : "",
+			     tbl[i].index);
+		if (w < 0 || (size_t)w >= len - used) {
+			if (safe)
+				strcpy(buf + safe, ", ...");
+			else
+				snprintf(buf, len, "...");
+			return buf;
+		}
+		used += (size_t)w;
+		if (used + sizeof(", ...") <= len)
+			safe = used;
+	}
+	if (!used)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+int pp_gid_check_index(const struct pp_gid_entry *tbl, int n, int index,
+		       const char *devname, unsigned int ib_port,
+		       struct pp_err *err)
+{
+	char list[128];
+	int i;
+
+	pp_gid_populated_list(tbl, n, list, sizeof(list));
+	if (index < 0 || index >= n) {
+		pp_err_set(
+			err,
+			"GID index %d is out of range: port %s:%u has %d entries; populated: %s (see --show-gids)",
+			index, devname, ib_port, n, list);
+		return EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		if (tbl[i].index == index && tbl[i].populated &&
+		    pp_gid_family(tbl[i].raw) != PP_GID_FAM_NONE)
+			return 0;
+	pp_err_set(
+		err,
+		"GID index %d of %s:%u is empty; populated: %s (see --show-gids)",
+		index, devname, ib_port, list);
+	return ENODATA;
+}
