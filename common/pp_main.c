@@ -32,6 +32,7 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 		ret = pp_session_setup(&s);
 	if (!ret) {
 		pp_session_print_addrs(&s, stdout);
+		fflush(stdout); /* a log shows the run has started */
 		ret = pp_session_run(&s);
 	}
 	if (s.result.completed)

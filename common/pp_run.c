@@ -35,6 +35,7 @@ struct run {
 	bool got;	/* a wanted message has arrived */
 	uint32_t got_seq;
 	int64_t got_ns;
+	bool heard; /* a receive completed in the last batch */
 };
 
 uint8_t pp_pattern_byte(size_t off, uint64_t seq, bool from_server)
@@ -179,6 +180,7 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 		s->send_busy = false;
 		return 0;
 	}
+	s->heard = true;
 	return on_recv(s, wc);
 }
 
@@ -205,6 +207,15 @@ static int peek_peer(struct run *s)
 
 static int timed_out(struct run *s)
 {
+	if (s->lossy && !s->cfg->is_server) {
+		pp_err_set(
+			s->err,
+			"no reply from the server for %d ms, at iteration %llu of %llu (%llu lost; is the server still running? raise -T/--timeout on slow links)",
+			s->cfg->timeout_ms, (unsigned long long)s->iter,
+			(unsigned long long)s->cfg->iters,
+			(unsigned long long)s->res->lost);
+		return ETIMEDOUT;
+	}
 	pp_err_set(
 		s->err,
 		"nothing completed for %d ms, at iteration %llu of %llu (is the %s still running? raise -T/--timeout on slow links)",
@@ -223,12 +234,17 @@ static int poll_batch(struct run *s)
 		pp_err_set(s->err, "poll CQ failed");
 		return EIO;
 	}
+	s->heard = false;
 	for (i = 0; i < n; i++) {
 		ret = on_wc(s, &wc[i]);
 		if (ret)
 			return ret;
 	}
-	if (n)
+	/*
+	 * A UD send completes whether or not anyone receives it: on the
+	 * lossy client only a reply shows that the server is still there.
+	 */
+	if (n && (s->heard || !s->lossy || s->cfg->is_server))
 		s->progress_deadline = pp_deadline(s->cfg->timeout_ms);
 	return n ? 0 : EAGAIN;
 }
@@ -351,7 +367,7 @@ static int run_client(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
-	int64_t t0, start = pp_now_ns();
+	int64_t t0, start = pp_now_ns(), lost_ns = 0;
 	uint32_t seq;
 	int ret;
 
@@ -381,12 +397,14 @@ static int run_client(struct run *s)
 		if (ret)
 			return ret;
 		if (!s->got) {
+			/* the time spent waiting in vain is not run time */
+			lost_ns += pp_now_ns() - t0;
 			res->lost++;
 			continue;
 		}
 		res->samples[res->nsamples++] = (uint64_t)(s->got_ns - t0);
 		res->completed++;
-		res->seconds = (double)(s->got_ns - start) / 1e9;
+		res->seconds = (double)(s->got_ns - start - lost_ns) / 1e9;
 		if (cfg->validate) {
 			ret = check_data(s, seq, true);
 			if (ret)
@@ -402,7 +420,7 @@ static int run_server(struct run *s)
 	struct pp_run_result *res = s->res;
 	int64_t start = 0, last_send = 0;
 	uint32_t seq;
-	int ret;
+	int ret = 0;
 
 	s->want = 0;
 	while (res->completed < cfg->iters) {
@@ -411,7 +429,7 @@ static int run_server(struct run *s)
 		while (!s->got) {
 			ret = wait_cq(s, INT64_MAX);
 			if (ret)
-				return ret;
+				goto out;
 		}
 		seq = s->got_seq;
 		if (last_send)
@@ -422,26 +440,43 @@ static int run_server(struct run *s)
 		if (cfg->validate) {
 			ret = check_data(s, seq, false);
 			if (ret)
-				return ret;
+				goto out;
 		}
 		ret = wait_send(s);
 		if (ret)
-			return ret;
+			goto out;
 		if (cfg->validate)
 			pp_pattern_fill(s->r->send_buf, s->r->attr.size, seq,
 					true);
 		last_send = pp_now_ns();
 		ret = post_send(s, seq);
 		if (ret)
-			return ret;
+			goto out;
 		res->completed++;
 		s->want = seq + 1;
 		if (seq + 1 >= cfg->iters)
 			break;
 	}
 	ret = wait_send(s);
-	res->seconds = (double)(pp_now_ns() - start) / 1e9;
+	if (!ret)
+		last_send = pp_now_ns();
+out:
+	/*
+	 * From the first message to the last reply: a run that the client's
+	 * DONE or an error ended does not count the wait for it.
+	 */
+	if (last_send)
+		res->seconds = (double)(last_send - start) / 1e9;
 	return ret;
+}
+
+int pp_run_loss_timeout_ms(int timeout_ms)
+{
+	int ms = timeout_ms / 5;
+
+	if (ms > PP_LOSS_TIMEOUT_MAX_MS)
+		ms = PP_LOSS_TIMEOUT_MAX_MS;
+	return ms > 0 ? ms : 1;
 }
 
 int pp_run(struct pp_res *r, const struct pp_conn *c,

@@ -9,6 +9,14 @@
  * complete.  In polling mode nothing inside an iteration makes a system call
  * or allocates: the socket to the peer and the deadline are looked at only
  * when the CQ has been empty for a while (about a millisecond).
+ *
+ * UD may lose a message or its reply.  The client gives each iteration a
+ * deadline (pp_run_loss_timeout_ms()); an iteration without its reply by then
+ * is counted as lost and the run goes on with the next one.  A reply that
+ * comes later carries an older number than the one awaited and is dropped.
+ * Lost iterations are not samples and their time is not run time.  The server
+ * answers any message numbered at or above the one it expects; its loop ends
+ * with the last message or with the client's DONE.
  */
 #ifndef PP_RUN_H
 #define PP_RUN_H
@@ -21,22 +29,24 @@
 #include "pp_hs.h"
 #include "pp_res.h"
 
+#define PP_LOSS_TIMEOUT_MAX_MS 1000 /* UD: longest wait for one reply */
+
 struct pp_run_cfg {
 	bool is_server;
 	uint64_t iters;
-	bool validate;		/* fill and check the data pattern */
-	bool use_event;		/* sleep on the completion channel */
-	int timeout_ms;		/* fail when nothing completes for this long */
-	int loss_timeout_ms;	/* UD client: a reply later than this is lost */
+	bool validate;	     /* fill and check the data pattern */
+	bool use_event;	     /* sleep on the completion channel */
+	int timeout_ms;	     /* fail when nothing (UD client: no reply) comes */
+	int loss_timeout_ms; /* UD: a reply later is lost; 0: none may be */
 };
 
 struct pp_run_result {
-	uint64_t completed;	/* iterations completed */
-	uint64_t lost;		/* UD: iterations whose message was lost */
-	double seconds;		/* wall time of the completed iterations */
-	uint64_t *samples;	/* round trips in ns; free with pp_run_free() */
+	uint64_t completed; /* iterations completed */
+	uint64_t lost;	    /* UD: iterations whose message was lost */
+	double seconds;	    /* wall time of completed (not lost) iterations */
+	uint64_t *samples;  /* round trips in ns; free with pp_run_free() */
 	size_t nsamples;
-	bool peer_done;		/* the peer's DONE arrived during the run */
+	bool peer_done;		    /* the peer's DONE arrived during the run */
 	struct pp_done peer_result; /* ... and said this */
 };
 
@@ -52,13 +62,27 @@ struct pp_run_result {
  * ibv_wc_status_str() and the work request); EILSEQ (-c found data that
  * does not match: @err names iteration, offset, expected and received
  * bytes); EPROTO (a message out of order); ETIMEDOUT (nothing completed for
- * @cfg->timeout_ms: @err says at which iteration); ECONNABORTED (the peer
- * sent ERROR: @err->remote); ECONNRESET (the peer closed the connection);
- * ENOMEM; another errno from a verb.
+ * @cfg->timeout_ms, or on a lossy client no reply came for that long: @err
+ * says at which iteration); ECONNABORTED (the peer sent ERROR:
+ * @err->remote); ECONNRESET (the peer closed the connection); ENOMEM;
+ * another errno from a verb.  Lost UD iterations alone are no error: they
+ * are counted in @res->lost.
  */
 int pp_run(struct pp_res *r, const struct pp_conn *c,
 	   const struct pp_run_cfg *cfg, struct pp_run_result *res,
 	   struct pp_err *err);
+
+/**
+ * pp_run_loss_timeout_ms() - the UD per-iteration deadline for a -T timeout
+ * @timeout_ms: the no-progress timeout of the run (-T/--timeout)
+ *
+ * A fifth of @timeout_ms, so that several losses in a row are counted before
+ * the run gives up on the peer, and at most PP_LOSS_TIMEOUT_MAX_MS: far above
+ * any round trip, short enough that a few losses cost seconds, not minutes.
+ *
+ * Return: the deadline in ms, at least 1.
+ */
+int pp_run_loss_timeout_ms(int timeout_ms);
 
 /**
  * pp_run_prepare() - post the first receives of every QP (or of the SRQ)

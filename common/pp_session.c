@@ -236,9 +236,10 @@ int pp_session_run(struct pp_session *s)
 		.validate = s->agreed.flags & PP_F_VALIDATE,
 		.use_event = s->o->use_event,
 		.timeout_ms = (int)s->o->timeout_ms,
-		.loss_timeout_ms = s->agreed.transport == PP_TR_UD ?
-					   (int)s->o->timeout_ms :
-					   0,
+		.loss_timeout_ms =
+			s->agreed.transport == PP_TR_UD ?
+				pp_run_loss_timeout_ms((int)s->o->timeout_ms) :
+				0,
 	};
 	struct pp_done mine = { 0 };
 	struct pp_msg m = { .type = PP_MSG_DONE };
@@ -258,6 +259,14 @@ int pp_session_run(struct pp_session *s)
 	}
 	if (ret)
 		return tell_peer(s, ret);
+	/* Both sides know the outcome from DONE: no ERROR follows it. */
+	if (s->conn.is_server && s->peer_done.lost) {
+		pp_err_set(&s->err, "lost %llu of %llu iterations",
+			   (unsigned long long)s->peer_done.lost,
+			   (unsigned long long)rc.iters);
+		s->err.remote = true; /* printed as "client: lost ..." */
+		return ETIMEDOUT;
+	}
 	if (s->result.completed + s->result.lost < rc.iters) {
 		pp_err_set(&s->err,
 			   "the %s ended the run after %llu of %llu iterations",
@@ -265,6 +274,14 @@ int pp_session_run(struct pp_session *s)
 			   (unsigned long long)s->result.completed,
 			   (unsigned long long)rc.iters);
 		return EPROTO;
+	}
+	if (s->result.lost) {
+		pp_err_set(
+			&s->err,
+			"lost %llu of %llu iterations (no reply within %d ms)",
+			(unsigned long long)s->result.lost,
+			(unsigned long long)rc.iters, rc.loss_timeout_ms);
+		return ETIMEDOUT;
 	}
 	return 0;
 }

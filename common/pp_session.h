@@ -32,7 +32,7 @@ struct pp_session {
 	struct pp_opts *o;
 	struct ibv_context *ctx;
 	struct pp_port_caps caps;
-	int gid_index;		/* -1: no GRH */
+	int gid_index; /* -1: no GRH */
 	uint8_t gid[16];
 	uint8_t gid_type;	/* enum pp_gid_type */
 	bool gid_auto;		/* chosen here, not by -g */
@@ -47,7 +47,7 @@ struct pp_session {
 	struct pp_run_result result;
 	struct pp_done peer_done;
 	struct pp_err err;
-	bool peer_told;		/* the peer already has our ERROR */
+	bool peer_told; /* the peer already has our ERROR */
 };
 
 /**
@@ -83,9 +83,14 @@ int pp_session_setup(struct pp_session *s);
  * pp_session_run() - run the ping-pong and exchange DONE
  * @s: a set-up session
  *
+ * UD: an iteration whose reply did not come within the per-iteration
+ * deadline is lost; the run goes on, and DONE tells the server how many.
+ *
  * Return: 0 when every iteration completed (and, with -c, every byte
- * matched); else an errno (EILSEQ for a data mismatch), with @s->err set and
- * the peer told.
+ * matched); ETIMEDOUT when UD iterations were lost ("lost 3 of 1000
+ * iterations (no reply within 1000 ms)"; on the server, with @s->err->remote
+ * set, from the client's DONE); else an errno (EILSEQ for a data mismatch),
+ * with @s->err set and the peer told.
  */
 int pp_session_run(struct pp_session *s);
 

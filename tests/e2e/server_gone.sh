@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# server_gone.sh: the server is killed (SIGKILL) in the middle of a long run.
+#
+# For rc (polling), srq (-e) and ud (polling and -e) the client must end
+# within its -T/--timeout of the server being gone, exit 1, and say in one
+# line that the server went away and at which iteration.  The closed TCP
+# connection tells it at once (well under a second on an idle machine); -T
+# is long (10 s) so that ending by the timeout instead would fail the bound.
+# The time is counted from when the killed server has been reaped: tearing
+# down its verbs resources is the guest kernel's work, and on a loaded
+# machine that alone took seconds.
+set -euo pipefail
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+timeout_s=10
+pp_need_device
+
+# wait_line REGEX FILE: wait (at most 20 s) until a line of FILE matches
+# REGEX; bash builtins only, so that it notices within about 10 ms.
+wait_line() {
+	local i line
+	for ((i = 0; i < 2000; i++)); do
+		while IFS= read -r line; do
+			[[ $line =~ $1 ]] && return 0
+		done <"$2"
+		sleep 0.01
+	done
+	return 1
+}
+
+# now_ms: the wall clock in milliseconds.
+now_ms() {
+	local t=${EPOCHREALTIME/./}
+	echo $((t / 1000))
+}
+
+run_case() {
+	local name=$1 tool=$2 port=$3 bin slog=$PP_LOGS/server.$1
+	local clog=$PP_LOGS/client.$1 spid cpid cst=0 t0 t1 ms
+	shift 3
+	echo "=== $name"
+	bin=$(pp_bin "$tool")
+	pp_server server "$slog" "$bin" -d "$PP_DEV" -p "$port"
+	spid=$pp_pid
+	pp_wait_port "$port" "$spid" || pp_fail "$name: the server is not listening"
+	pp_server client "$clog" "$bin" -d "$PP_DEV" -p "$port" \
+		"${pp_gid_opt[@]}" -n 100000000 -T "$timeout_s" "$@" "$PP_HOST"
+	cpid=$pp_pid
+	wait_line '^  remote address' "$slog" || pp_fail "$name: the run did not start"
+	sleep 0.3
+	if ! kill -0 "$(pgrep -P "$cpid")" 2>/dev/null; then
+		pp_fail "$name: the client ended before the server was killed"
+	fi
+	t0=$(now_ms)
+	kill -KILL "$(pgrep -P "$spid")"
+	pp_wait "$spid" || true
+	t1=$(now_ms)
+	echo "the server was gone $((t1 - t0)) ms after the kill"
+	pp_wait "$cpid" || cst=$?
+	ms=$(($(now_ms) - t1))
+	echo "--- client output"
+	cat "$clog"
+	pp_expect_status "$cst" 1 "$name: client"
+	pp_expect_grep "^$tool: the server closed the connection during the run, at iteration [0-9]+ of 100000000$" \
+		"$clog" "$name: client says the server went away"
+	if ((ms < timeout_s * 1000)); then
+		echo "ok: $name: the client ended within $ms ms of the server"
+	else
+		pp_fail "$name: the client ended $ms ms after the server, expected less than -T $timeout_s s"
+	fi
+}
+
+run_case rc rc_pingpong "$PP_PORT"
+run_case srq.event srq_pingpong $((PP_PORT + 1)) -q 16 -e
+run_case ud ud_pingpong $((PP_PORT + 2))
+run_case ud.event ud_pingpong $((PP_PORT + 3)) -e
+pp_finish

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# ud_late.sh [ITERS]: UD replies that come after the per-iteration deadline
+# are counted as lost, and the run still ends, polling and with -e.
+# ITERS (default 2000) must outlast the moment the server is stopped: just
+# after its address lines appear, about 10 ms into the run.
+#
+# rxe loopback never drops a packet, but a stopped server answers late: the
+# server is stopped (SIGSTOP) mid-run for longer than the per-iteration
+# deadline (1 s: a fifth of -T, at most 1 s) and then continued.  The client must count the
+# iterations it gave up on, ignore the late replies, finish the run and exit
+# 1 with "lost N of M iterations (no reply within 1000 ms)"; the server,
+# told by the client's DONE, must exit 1 with "client: lost N of M
+# iterations".  The results count only the completed iterations.  Both sides
+# get -T 20, which leaves the deadline at its 1 s cap and keeps a slow guest
+# from ending the run by its no-reply timeout.
+set -euo pipefail
+PP_STEP_TIMEOUT=${PP_STEP_TIMEOUT:-120}
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+iters=${1:-2000}
+stop_s=2.5 # > the 1 s deadline, < the 20 s no-reply timeout
+pp_need_device
+bin=$(pp_bin ud_pingpong)
+
+# wait_line REGEX FILE: wait (at most 20 s) until a line of FILE matches
+# REGEX; bash builtins only, so that it notices within about 10 ms.
+wait_line() {
+	local i line
+	for ((i = 0; i < 2000; i++)); do
+		while IFS= read -r line; do
+			[[ $line =~ $1 ]] && return 0
+		done <"$2"
+		sleep 0.01
+	done
+	return 1
+}
+
+run_case() {
+	local mode=$1 port=$2 slog=$PP_LOGS/server.$1 clog=$PP_LOGS/client.$1
+	local spid cpid srv sst=0 cst=0 start lost done_iters
+	shift 2
+	echo "=== $mode"
+	start=$SECONDS
+	pp_server server "$slog" "$bin" -d "$PP_DEV" -p "$port" -T 20
+	spid=$pp_pid
+	pp_wait_port "$port" "$spid" || pp_fail "$mode: the server is not listening"
+	srv=$(pgrep -P "$spid")
+	pp_server client "$clog" "$bin" -d "$PP_DEV" -p "$port" \
+		"${pp_gid_opt[@]}" -n "$iters" -c -T 20 "$@" "$PP_HOST"
+	cpid=$pp_pid
+	# The address lines are flushed when the run starts: stop it at once.
+	wait_line '^  remote address' "$slog" || pp_fail "$mode: the run did not start"
+	if kill -0 "$(pgrep -P "$cpid")" 2>/dev/null; then
+		echo "stop the server ($srv) for $stop_s s"
+		kill -STOP "$srv"
+		sleep "$stop_s"
+		kill -CONT "$srv"
+	else
+		pp_fail "$mode: the client ended before the server was stopped (raise ITERS)"
+	fi
+	pp_wait "$cpid" || cst=$?
+	pp_wait "$spid" || sst=$?
+	echo "both ended after $((SECONDS - start)) s"
+	for side in server client; do
+		echo "--- $side output"
+		cat "$PP_LOGS/$side.$mode"
+	done
+	pp_expect_status "$sst" 1 "$mode: server"
+	pp_expect_status "$cst" 1 "$mode: client"
+	lost=$(sed -n 's/^ud_pingpong: lost \([0-9]*\) of .*/\1/p' "$clog")
+	pp_expect_grep "^ud_pingpong: lost [0-9]+ of $iters iterations \\(no reply within 1000 ms\\)$" \
+		"$clog" "$mode: client reports the lost iterations"
+	# 2 or 3 on an idle machine, 5 or 6 seen on a heavily loaded one (slow
+	# replies); many more would mean the client did not resynchronise
+	if [[ -z $lost ]] || ((lost < 1 || lost > 10)); then
+		pp_fail "$mode: ${lost:-no} iterations lost, expected 1..10 (server stopped $stop_s s, deadline 1 s)"
+		return
+	fi
+	done_iters=$((iters - lost))
+	pp_expect_grep "^ud_pingpong: client: lost $lost of $iters iterations$" \
+		"$slog" "$mode: server reports the client's $lost lost iterations"
+	pp_expect_grep "^$done_iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter$" \
+		"$clog" "$mode: client counts $done_iters completed iterations"
+	pp_expect_grep "^latency usec: n $done_iters " "$clog" \
+		"$mode: client has one sample per completed iteration"
+	if grep -q 'data mismatch\|arrived while' "$clog" "$slog"; then
+		pp_fail "$mode: a late reply was not ignored"
+	fi
+}
+
+run_case poll "$PP_PORT"
+run_case event $((PP_PORT + 1)) -e
+pp_finish
