@@ -7,6 +7,7 @@
 
 #include "pp_main.h"
 #include "pp_session.h"
+#include "pp_show.h"
 
 int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 {
@@ -23,6 +24,15 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 	if (o.help) {
 		pp_opts_usage(stdout, tool, o.prog);
 		return PP_EXIT_OK;
+	}
+	if (o.show_gids) {
+		ret = pp_show_gids(
+			stdout, o.ib_devname,
+			(o.set & (1u << PP_OPT_IB_PORT)) ? o.ib_port : 0,
+			&s.err);
+		if (ret)
+			fprintf(stderr, "%s: %s\n", o.prog, s.err.msg);
+		return ret ? PP_EXIT_FAIL : PP_EXIT_OK;
 	}
 
 	ret = pp_session_open(&s, &o);

@@ -9,98 +9,85 @@
 
 #include <infiniband/verbs.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "pp_gid.h"
 #include "pp_report.h"
+#include "pp_show.h"
 #include "pp_session.h"
 #include "pp_sock.h"
 #include "pp_stats.h"
 #include "pp_time.h"
 
-static bool gid_zero(const uint8_t gid[16])
+/* Use entry @idx of the port's GID table, for the reason @why. */
+static void use_gid(struct pp_session *s, int idx)
 {
-	static const uint8_t zero[16];
-
-	return !memcmp(gid, zero, 16);
+	memcpy(s->gid, s->gids[idx].raw, 16);
+	s->gid_type = s->gids[idx].type;
+	s->gid_index = idx;
+	pp_trace_step(&s->trace, "%s", s->gid_reason);
 }
 
-static bool gid_v4_mapped(const uint8_t gid[16])
+/* Read the port's GID table; a -g must name one of its populated entries. */
+static int open_gid(struct pp_session *s)
 {
-	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+	char ip[64];
+	int idx = s->o->gid_index, ret;
 
-	return !memcmp(gid, prefix, 12);
+	s->gid_index = -1;
+	s->gids = pp_show_gid_table(s->ctx, s->caps.ib_port, &s->ngids);
+	if (!s->gids) {
+		ret = errno ? errno : ENOMEM;
+		pp_err_set(&s->err, "read the GID table of %s:%u failed: %s",
+			   s->caps.devname, s->caps.ib_port, strerror(ret));
+		return ret;
+	}
+	if (idx < 0)
+		return 0;
+	ret = pp_gid_check_index(s->gids, s->ngids, idx, s->caps.devname,
+				 s->caps.ib_port, &s->err);
+	if (ret)
+		return ret;
+	snprintf(s->gid_reason, sizeof(s->gid_reason),
+		 "GID index %d: %s, %s (given with -g)", idx,
+		 pp_gid_type_name(s->gids[idx].type),
+		 pp_gid_ip(s->gids[idx].raw, ip, sizeof(ip)));
+	use_gid(s, idx);
+	return 0;
 }
 
 /*
- * No -g on an Ethernet port: a GRH is mandatory, so pick a GID.  Prefer a
- * RoCE v2 GID with an IPv4-mapped address, then any RoCE v2 GID that is not
- * link-local, then any RoCE v2 GID, then the first populated one.
+ * No -g: on Ethernet, choose a GID for the address family of the TCP
+ * connection to the peer (pp_gid_choose() has the rules); on InfiniBand,
+ * no GRH.
  */
 static int choose_gid(struct pp_session *s)
 {
-	int best = -1, best_rank = 0, i;
-	uint8_t gid[16], type;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int family = AF_UNSPEC, idx, ret;
 
-	for (i = 0; i < s->caps.gid_tbl_len; i++) {
-		int rank;
-
-		if (pp_dev_gid(s->ctx, s->caps.ib_port, i, gid, &type) ||
-		    gid_zero(gid))
-			continue;
-		if (type != PP_GID_TYPE_ROCE_V2)
-			rank = 1;
-		else if (gid_v4_mapped(gid))
-			rank = 4;
-		else if (gid[0] != 0xfe || (gid[1] & 0xc0) != 0x80)
-			rank = 3;
-		else
-			rank = 2;
-		if (rank > best_rank) {
-			best = i;
-			best_rank = rank;
-		}
-	}
-	if (best < 0) {
-		pp_err_set(
-			&s->err,
-			"port %s:%u is Ethernet (RoCE) but has no GID: give the interface an IP address, or choose a GID with -g",
-			s->caps.devname, s->caps.ib_port);
-		return ENODATA;
-	}
-	s->gid_auto = true;
-	return best;
-}
-
-static int open_gid(struct pp_session *s)
-{
-	int idx = s->o->gid_index, ret;
-
-	if (idx < 0 && s->caps.link_layer != IBV_LINK_LAYER_ETHERNET) {
-		s->gid_index = -1;
+	if (s->o->gid_index >= 0)
 		return 0;
+	if (!getpeername(s->conn.fd, (struct sockaddr *)&ss, &len))
+		family = pp_gid_sockaddr_family(
+			ss.ss_family,
+			ss.ss_family == AF_INET6 ?
+				((struct sockaddr_in6 *)&ss)->sin6_addr.s6_addr :
+				NULL);
+	ret = pp_gid_choose(s->gids, s->ngids, s->caps.link_layer, family, &idx,
+			    s->gid_reason, sizeof(s->gid_reason));
+	if (ret) {
+		pp_err_set(&s->err, "port %s:%u: %s", s->caps.devname,
+			   s->caps.ib_port, s->gid_reason);
+		return ret;
 	}
-	if (idx < 0) {
-		idx = choose_gid(s);
-		if (idx < 0)
-			return ENODATA;
+	if (idx >= 0) {
+		s->gid_auto = true;
+		use_gid(s, idx);
 	}
-	ret = pp_dev_gid(s->ctx, s->caps.ib_port, idx, s->gid, &s->gid_type);
-	if (!ret && gid_zero(s->gid))
-		ret = ENODATA;
-	if (ret == EINVAL)
-		pp_err_set(
-			&s->err,
-			"GID index %d is out of range: port %s:%u has %d entries (see ibv_devinfo -v)",
-			idx, s->caps.devname, s->caps.ib_port,
-			s->caps.gid_tbl_len);
-	else if (ret == ENODATA)
-		pp_err_set(
-			&s->err,
-			"GID index %d of port %s:%u is empty (see ibv_devinfo -v for the populated ones)",
-			idx, s->caps.devname, s->caps.ib_port);
-	else if (ret)
-		pp_err_set(&s->err, "query GID %d of %s:%u failed: %s", idx,
-			   s->caps.devname, s->caps.ib_port, strerror(ret));
-	s->gid_index = idx;
-	return ret;
+	return 0;
 }
 
 int pp_session_open(struct pp_session *s, struct pp_opts *o)
@@ -115,12 +102,23 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o)
 		.is_server = !o->host,
 		.timeout_ms = (int)o->timeout_ms,
 	};
+	pp_trace_init(&s->trace, o->trace ? stderr : NULL);
+	s->conn.trace = &s->trace;
 	s->ctx = pp_dev_open(o->ib_devname, (uint8_t)o->ib_port, &s->err);
 	if (!s->ctx)
 		return errno;
+	pp_trace_step(&s->trace, "open device %s",
+		      ibv_get_device_name(s->ctx->device));
 	ret = pp_dev_query(s->ctx, (uint8_t)o->ib_port, &s->caps, &s->err);
 	if (ret)
 		return ret;
+	pp_trace_step(
+		&s->trace,
+		"query port %u: %s, LID 0x%04x, active MTU %u, max MTU %u",
+		s->caps.ib_port,
+		s->caps.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" :
+								"InfiniBand",
+		s->caps.lid, s->caps.active_mtu, s->caps.max_mtu);
 	ret = open_gid(s);
 	if (ret)
 		return ret;
@@ -131,7 +129,6 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o)
 			s->caps.devname);
 		return EOPNOTSUPP;
 	}
-	pp_hello_build(o, &s->caps, s->gid_index, s->gid_type, &s->mine);
 	return 0;
 }
 
@@ -157,6 +154,13 @@ int pp_session_connect(struct pp_session *s)
 				      &s->conn.fd, &s->err);
 		if (ret)
 			return ret;
+		pp_trace_step(&s->trace, "connected to %s port %u", o->host,
+			      o->port);
+		ret = choose_gid(s);
+		if (ret)
+			return tell_peer(s, ret);
+		pp_hello_build(o, &s->caps, s->gid_index, s->gid_type,
+			       &s->mine);
 		/*
 		 * The server checks the request against both ports; what only
 		 * this side knows (its own limits) is checked on the answer,
@@ -178,6 +182,11 @@ int pp_session_connect(struct pp_session *s)
 			   strerror(ret));
 		return ret;
 	}
+	pp_trace_step(&s->trace, "accepted a client from %s", s->peer_addr);
+	ret = choose_gid(s);
+	if (ret)
+		return tell_peer(s, ret);
+	pp_hello_build(o, &s->caps, s->gid_index, s->gid_type, &s->mine);
 	ret = pp_hs_server_hello(&s->conn, o, &s->caps, &s->mine, &s->agreed,
 				 &s->err);
 	s->peer_told = ret != 0; /* the server's HELLO step tells the client */
@@ -198,6 +207,7 @@ int pp_session_setup(struct pp_session *s)
 		.use_grh = s->gid_index >= 0,
 		.gid_index = s->gid_index,
 		.xrcd_path = s->o->xrcd_path,
+		.trace = &s->trace,
 	};
 	int ret;
 
@@ -208,6 +218,7 @@ int pp_session_setup(struct pp_session *s)
 		.sl = p->sl,
 		.use_grh = ra.use_grh,
 		.sgid_index = (uint8_t)(ra.use_grh ? s->gid_index : 0),
+		.trace = &s->trace,
 	};
 	s->res = pp_res_create(s->ctx, &ra, s->gid, s->caps.lid, &s->err);
 	if (!s->res)
@@ -219,12 +230,22 @@ int pp_session_setup(struct pp_session *s)
 	}
 	ret = pp_hs_exchange_addrs(&s->conn, s->res->local, s->remote,
 				   s->res->num_qps, &s->err);
+	/* The client compares GID types: the server's is in its HELLO. */
+	if (!ret && !s->conn.is_server && s->gid_index >= 0 &&
+	    s->agreed.gid_type != PP_GID_TYPE_NONE)
+		ret = pp_gid_check_pair(s->gid_type, pp_gid_family(s->gid),
+					s->agreed.gid_type,
+					pp_gid_family(s->remote[0].gid),
+					&s->err);
 	if (!ret)
 		ret = pp_run_prepare(s->res, &s->err);
 	if (!ret)
 		ret = pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
 	if (!ret)
 		ret = pp_hs_sync(&s->conn, &s->err);
+	if (!ret)
+		pp_trace_step(&s->trace, "both sides ready: %u QP%s at RTS",
+			      s->res->num_qps, s->res->num_qps > 1 ? "s" : "");
 	return tell_peer(s, ret);
 }
 
@@ -301,16 +322,16 @@ void pp_session_close(struct pp_session *s)
 	if (s->ctx)
 		ibv_close_device(s->ctx);
 	s->ctx = NULL;
+	free(s->gids);
+	s->gids = NULL;
 }
 
 void pp_session_print_addrs(const struct pp_session *s, FILE *f)
 {
-	char gid[64];
 	uint32_t i;
 
 	if (s->gid_index >= 0)
-		fprintf(f, "  GID index %d: %s%s\n", s->gid_index,
-			pp_format_gid(s->gid, gid, sizeof(gid)),
+		fprintf(f, "  %s%s\n", s->gid_reason,
 			s->gid_auto ? " (chosen automatically; -g to choose)" :
 				      "");
 	for (i = 0; i < s->res->num_qps; i++)

@@ -22,11 +22,13 @@
 
 #include "pp_dev.h"
 #include "pp_err.h"
+#include "pp_gid.h"
 #include "pp_hs.h"
 #include "pp_opts.h"
 #include "pp_qp.h"
 #include "pp_res.h"
 #include "pp_run.h"
+#include "pp_trace.h"
 
 struct pp_session {
 	struct pp_opts *o;
@@ -34,8 +36,12 @@ struct pp_session {
 	struct pp_port_caps caps;
 	int gid_index; /* -1: no GRH */
 	uint8_t gid[16];
-	uint8_t gid_type;	/* enum pp_gid_type */
-	bool gid_auto;		/* chosen here, not by -g */
+	uint8_t gid_type;	   /* enum pp_gid_type */
+	bool gid_auto;		   /* chosen here, not by -g */
+	char gid_reason[192];	   /* the GID in use, and why */
+	struct pp_gid_entry *gids; /* the port's GID table */
+	int ngids;
+	struct pp_trace trace;	/* --trace */
 	int lfd;		/* server: listening socket, or -1 */
 	struct pp_conn conn;	/* fd -1 until connected */
 	char peer_addr[64];	/* server: the client's address */

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_json.c - a small JSON writer with a stack of open containers, and the
+ * figures object of one run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pp_json.h"
+
+void pp_json_init(struct pp_json *j, FILE *f, bool pretty)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	j->pretty = pretty;
+}
+
+static int fail(struct pp_json *j, int err)
+{
+	if (!j->err)
+		j->err = err;
+	return j->err;
+}
+
+static void newline_indent(struct pp_json *j, unsigned int depth)
+{
+	unsigned int i;
+
+	if (!j->pretty)
+		return;
+	fputc('\n', j->f);
+	for (i = 0; i < depth; i++)
+		fputs("  ", j->f);
+}
+
+/*
+ * Everything that comes before a value: nothing after a key, else the
+ * comma and the indent of an array element.  Checks that a value may come.
+ */
+static int before_value(struct pp_json *j)
+{
+	if (j->err)
+		return j->err;
+	if (!j->depth) {
+		if (j->done)
+			return fail(j, EINVAL);
+		return 0;
+	}
+	if (j->want_value) {
+		j->want_value = false;
+		return 0;
+	}
+	if (j->stack[j->depth - 1].object)
+		return fail(j, EINVAL); /* a value needs a key first */
+	if (j->stack[j->depth - 1].members++)
+		fputc(',', j->f);
+	newline_indent(j, j->depth);
+	return 0;
+}
+
+/* A scalar or a closed container completes the document at depth 0. */
+static void after_value(struct pp_json *j)
+{
+	if (!j->depth)
+		j->done = true;
+}
+
+/* The length of the valid UTF-8 sequence at @s, or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0; /* overlong, out of range, or a surrogate */
+	return n;
+}
+
+static void put_string(struct pp_json *j, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+
+	fputc('"', j->f);
+	while (*s) {
+		switch (*s) {
+		case '"':
+			fputs("\\\"", j->f);
+			break;
+		case '\\':
+			fputs("\\\\", j->f);
+			break;
+		case '\b':
+			fputs("\\b", j->f);
+			break;
+		case '\f':
+			fputs("\\f", j->f);
+			break;
+		case '\n':
+			fputs("\\n", j->f);
+			break;
+		case '\r':
+			fputs("\\r", j->f);
+			break;
+		case '\t':
+			fputs("\\t", j->f);
+			break;
+		default:
+			if (*s < 0x20) {
+				fprintf(j->f, "\\u%04x", *s);
+				break;
+			}
+			n = utf8_len(s);
+			if (!n) {
+				fputs("\\ufffd", j->f);
+				break;
+			}
+			fwrite(s, 1, n, j->f);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+	fputc('"', j->f);
+}
+
+static int begin(struct pp_json *j, bool object)
+{
+	if (before_value(j))
+		return j->err;
+	if (j->depth >= PP_JSON_MAX_DEPTH)
+		return fail(j, E2BIG);
+	fputc(object ? '{' : '[', j->f);
+	j->stack[j->depth].object = object;
+	j->stack[j->depth].members = 0;
+	j->depth++;
+	return 0;
+}
+
+static int end(struct pp_json *j, bool object)
+{
+	if (j->err)
+		return j->err;
+	if (!j->depth || j->stack[j->depth - 1].object != object ||
+	    j->want_value)
+		return fail(j, EINVAL);
+	j->depth--;
+	if (j->stack[j->depth].members)
+		newline_indent(j, j->depth);
+	fputc(object ? '}' : ']', j->f);
+	after_value(j);
+	return 0;
+}
+
+int pp_json_begin_object(struct pp_json *j)
+{
+	return begin(j, true);
+}
+
+int pp_json_end_object(struct pp_json *j)
+{
+	return end(j, true);
+}
+
+int pp_json_begin_array(struct pp_json *j)
+{
+	return begin(j, false);
+}
+
+int pp_json_end_array(struct pp_json *j)
+{
+	return end(j, false);
+}
+
+int pp_json_key(struct pp_json *j, const char *key)
+{
+	if (j->err)
+		return j->err;
+	if (!key || !j->depth || !j->stack[j->depth - 1].object ||
+	    j->want_value)
+		return fail(j, EINVAL);
+	if (j->stack[j->depth - 1].members++)
+		fputc(',', j->f);
+	newline_indent(j, j->depth);
+	put_string(j, key);
+	fputs(j->pretty ? ": " : ":", j->f);
+	j->want_value = true;
+	return 0;
+}
+
+int pp_json_string(struct pp_json *j, const char *s)
+{
+	if (before_value(j))
+		return j->err;
+	if (s)
+		put_string(j, s);
+	else
+		fputs("null", j->f);
+	after_value(j);
+	return 0;
+}
+
+int pp_json_int(struct pp_json *j, int64_t v)
+{
+	if (before_value(j))
+		return j->err;
+	fprintf(j->f, "%" PRId64, v);
+	after_value(j);
+	return 0;
+}
+
+int pp_json_uint(struct pp_json *j, uint64_t v)
+{
+	if (before_value(j))
+		return j->err;
+	fprintf(j->f, "%" PRIu64, v);
+	after_value(j);
+	return 0;
+}
+
+int pp_json_double(struct pp_json *j, double v)
+{
+	char buf[40], *p;
+
+	if (before_value(j))
+		return j->err;
+	if (!isfinite(v)) {
+		fputs("null", j->f);
+	} else {
+		/* The shortest of %.15g and %.17g that reads back as @v. */
+		snprintf(buf, sizeof(buf), "%.15g", v);
+		if (strtod(buf, NULL) != v)
+			snprintf(buf, sizeof(buf), "%.17g", v);
+		for (p = buf; *p; p++)
+			if (*p == ',') /* a locale's decimal comma */
+				*p = '.';
+		fputs(buf, j->f);
+	}
+	after_value(j);
+	return 0;
+}
+
+int pp_json_bool(struct pp_json *j, bool v)
+{
+	if (before_value(j))
+		return j->err;
+	fputs(v ? "true" : "false", j->f);
+	after_value(j);
+	return 0;
+}
+
+int pp_json_null(struct pp_json *j)
+{
+	if (before_value(j))
+		return j->err;
+	fputs("null", j->f);
+	after_value(j);
+	return 0;
+}
+
+int pp_json_key_string(struct pp_json *j, const char *key, const char *s)
+{
+	int ret = pp_json_key(j, key);
+
+	return ret ? ret : pp_json_string(j, s);
+}
+
+int pp_json_key_int(struct pp_json *j, const char *key, int64_t v)
+{
+	int ret = pp_json_key(j, key);
+
+	return ret ? ret : pp_json_int(j, v);
+}
+
+int pp_json_key_uint(struct pp_json *j, const char *key, uint64_t v)
+{
+	int ret = pp_json_key(j, key);
+
+	return ret ? ret : pp_json_uint(j, v);
+}
+
+int pp_json_key_double(struct pp_json *j, const char *key, double v)
+{
+	int ret = pp_json_key(j, key);
+
+	return ret ? ret : pp_json_double(j, v);
+}
+
+int pp_json_key_bool(struct pp_json *j, const char *key, bool v)
+{
+	int ret = pp_json_key(j, key);
+
+	return ret ? ret : pp_json_bool(j, v);
+}
+
+int pp_json_finish(struct pp_json *j)
+{
+	if (j->err)
+		return j->err;
+	if (j->depth || !j->done)
+		return fail(j, EINVAL);
+	fputc('\n', j->f);
+	if (fflush(j->f) || ferror(j->f))
+		return fail(j, EIO);
+	return 0;
+}
+
+int pp_json_figures(struct pp_json *j, const struct pp_stats *s, uint64_t size,
+		    uint64_t iters, double seconds)
+{
+	bool rate = seconds > 0.0 && isfinite(seconds);
+	double bytes = 2.0 * (double)size * (double)iters;
+
+	pp_json_begin_object(j);
+	pp_json_key_uint(j, "iterations", iters);
+	pp_json_key_uint(j, "bytes", 2 * size * iters);
+	pp_json_key_double(j, "seconds", seconds);
+	pp_json_key_double(j, "usec_per_iter",
+			   rate && iters ? seconds * 1e6 / (double)iters : NAN);
+	pp_json_key_double(j, "mbit_per_sec",
+			   rate ? bytes * 8.0 / (seconds * 1e6) : NAN);
+	pp_json_key_double(j, "msg_per_sec",
+			   rate ? 2.0 * (double)iters / seconds : NAN);
+	pp_json_key(j, "latency_usec");
+	if (!s) {
+		pp_json_null(j);
+	} else {
+		pp_json_begin_object(j);
+		pp_json_key_double(j, "min", s->min);
+		pp_json_key_double(j, "median", s->median);
+		pp_json_key_double(j, "mean", s->mean);
+		pp_json_key_double(j, "stdev", s->stdev);
+		pp_json_key_double(j, "p50", s->p50);
+		pp_json_key_double(j, "p90", s->p90);
+		pp_json_key_double(j, "p99", s->p99);
+		pp_json_key_double(j, "p99_9", s->p999);
+		pp_json_key_double(j, "max", s->max);
+		pp_json_key_uint(j, "samples", s->n);
+		pp_json_end_object(j);
+	}
+	return pp_json_end_object(j);
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# bringup.sh CASE: checking a NIC and learning QP bring-up (docs/bringup.md).
+#
+#   auto-gid  no -g on either side: rc, uc, ud and srq all run, and each side
+#             prints the GID it chose and why
+#   bad-gid   -g 7 (an empty entry): one line naming the populated indexes,
+#             exit 1, before any connection; -g 5000: a usage error
+#   mtu       -m 4096 on a port whose active MTU is 1024: both sides name
+#             both values and exit 1
+#   trace     --trace shows INIT, RTR and RTS with their attributes and
+#             masks, the handshake messages, and the time of each step
+set -euo pipefail
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+pp_need_device
+case_=$1
+
+# run_pair TOOL SERVER-ARGS -- CLIENT-ARGS: sets sst and cst.
+run_pair() {
+	local tool=$1 bin sargs=() cargs=()
+	shift
+	while [[ $1 != -- ]]; do sargs+=("$1"); shift; done
+	shift
+	cargs=("$@")
+	bin=$(pp_bin "$tool")
+	PP_PORT=$((PP_PORT + 1))
+	pp_server server "$PP_LOGS/server" "$bin" -d "$PP_DEV" -p "$PP_PORT" \
+		"${sargs[@]}"
+	local spid=$pp_pid
+	pp_wait_port "$PP_PORT" "$spid" || pp_fail "$tool server not listening"
+	cst=0
+	pp_client client "$PP_LOGS/client" "$bin" -d "$PP_DEV" -p "$PP_PORT" \
+		"${cargs[@]}" "$PP_HOST" || cst=$?
+	sst=0
+	pp_wait "$spid" || sst=$?
+	for side in server client; do
+		sed "s/^/    $side: /" "$PP_LOGS/$side"
+	done
+}
+
+case $case_ in
+auto-gid)
+	for t in "rc_pingpong" "rc_pingpong --uc" "ud_pingpong -s 1024" \
+		"srq_pingpong -q 4"; do
+		read -r tool extra <<<"$t"
+		# shellcheck disable=SC2086 # $extra holds the client's options
+		run_pair "$tool" -- -n 200 -c $extra
+		pp_expect_status "$sst" 0 "$t server (no -g)"
+		pp_expect_status "$cst" 0 "$t client (no -g)"
+		for side in server client; do
+			pp_expect_grep '^  GID index [0-9]+: RoCE v2, IPv4 .*matches the peer.s IPv4 address \(chosen automatically; -g to choose\)$' \
+				"$PP_LOGS/$side" "$t $side: GID chosen and explained"
+			pp_expect_grep '^200 iters in ' "$PP_LOGS/$side" \
+				"$t $side: 200 iterations"
+		done
+	done
+	;;
+bad-gid)
+	bin=$(pp_bin rc_pingpong)
+	st=0
+	pp_client client "$PP_LOGS/client" "$bin" -d "$PP_DEV" -p "$PP_PORT" \
+		-g 7 -T 2 "$PP_HOST" || st=$?
+	cat "$PP_LOGS/client"
+	pp_expect_status "$st" 1 "client with -g 7"
+	pp_expect_grep '^rc_pingpong: GID index 7 of [a-z0-9_]+:1 is empty; populated: 0, 1 \(see --show-gids\)$' \
+		"$PP_LOGS/client" "the error lists the populated indexes"
+	[[ $(wc -l <"$PP_LOGS/client") == 1 ]] ||
+		pp_fail "more than one line for a bad GID index"
+	# sgid_index is 8 bits in verbs: the command line refuses more.
+	st=0
+	pp_client client "$PP_LOGS/client" "$bin" -d "$PP_DEV" -g 5000 \
+		"$PP_HOST" || st=$?
+	cat "$PP_LOGS/client"
+	pp_expect_status "$st" 2 "client with -g 5000"
+	pp_expect_grep '^rc_pingpong: -g/--gid-idx 5000 is out of range: allowed 0\.\.255$' \
+		"$PP_LOGS/client" "-g 5000 is a usage error naming the bounds"
+	;;
+mtu)
+	run_pair rc_pingpong -- "${pp_gid_opt[@]}" -m 4096 -n 10
+	pp_expect_status "$sst" 1 "server, client asking -m 4096"
+	pp_expect_status "$cst" 1 "client with -m 4096"
+	for side in server client; do
+		pp_expect_grep 'MTU: .*4096.*1024' "$PP_LOGS/$side" \
+			"$side names 4096 and the active MTU 1024"
+	done
+	;;
+trace)
+	run_pair rc_pingpong -- "${pp_gid_opt[@]}" -n 10 --trace
+	pp_expect_status "$sst" 0 server
+	pp_expect_status "$cst" 0 "client with --trace"
+	log=$PP_LOGS/client
+	for step in INIT RTR RTS; do
+		pp_expect_grep "^\[ *[0-9]+\.[0-9]{3} ms \+[0-9]+\.[0-9]{3}\] modify QP 0x[0-9a-f]{6} to $step$" \
+			"$log" "trace: the $step transition, timed"
+	done
+	pp_expect_grep '^    qp_state +RTR$' "$log" "trace: RTR state"
+	pp_expect_grep '^    path_mtu +1024 bytes' "$log" "trace: path MTU"
+	pp_expect_grep '^    dest_qp_num +0x[0-9a-f]{6}$' "$log" "trace: dest QPN"
+	pp_expect_grep '^    rq_psn +0x[0-9a-f]{6}$' "$log" "trace: receive PSN"
+	pp_expect_grep '^    ah_attr.grh.sgid_index +[0-9]+$' "$log" "trace: GID index"
+	pp_expect_grep '^    ah_attr.grh.hop_limit +1$' "$log" "trace: hop limit"
+	pp_expect_grep '^    timeout +14 \(4.096 us' "$log" "trace: timeout"
+	pp_expect_grep '^    retry_cnt +7$' "$log" "trace: retry count"
+	pp_expect_grep '^    mask +IBV_QP_STATE\|IBV_QP_AV\|' "$log" "trace: RTR mask"
+	pp_expect_grep '\] (sent|received) HELLO \([0-9]+ bytes\)$' "$log" \
+		"trace: handshake messages"
+	pp_expect_grep '\] register MR of [0-9]+ bytes' "$log" "trace: MR"
+	pp_expect_grep '\] open device ' "$log" "trace: open device"
+	if grep -q 'modify QP' "$PP_LOGS/server"; then
+		pp_fail "the server traced without --trace"
+	fi
+	;;
+*)
+	echo "FAIL: unknown case $case_"
+	exit 1
+	;;
+esac
+pp_finish
