@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# Run one test script where an RDMA device exists.
+# Run test scripts where an RDMA device exists.
 #
 # Usage: tests/softroce/guest.sh [--timeout SECONDS] SCRIPT [ARGS...]
+#        tests/softroce/guest.sh [--timeout SECONDS] --start DIR
+#        tests/softroce/guest.sh --stop DIR
 #
 # If the host has an RDMA device with an ACTIVE port (and PP_FORCE_VM is not
 # 1), SCRIPT runs right here. Otherwise Debian's stock kernel boots in QEMU
 # (software emulation), with the host's root file system as the guest's,
 # read-only over 9p, a Soft-RoCE device rxe0 on a veth pair, and SCRIPT runs
-# in it with PP_DEV=rxe0 PP_GID=1 PP_HOST=127.0.0.1. SCRIPT's output is
-# printed here and its exit status is ours. When the test bed itself fails,
-# one "softroce: <what failed>" line is printed and the status is 1, never
-# 77: a broken bed must fail tests, not skip them. See docs/testing.md.
+# in it with PP_DEV=rxe0 PP_GID=1 PP_HOST=127.0.0.1.
+#
+# The guest is booted for SCRIPT alone, or shared: --start DIR boots one in
+# the background (state in DIR) and returns once rxe0 is up; while
+# PP_GUEST_DIR names DIR, SCRIPT runs in that guest, one job at a time;
+# --stop DIR powers it off. With a real device --start/--stop do nothing.
+#
+# SCRIPT's output is printed here and its exit status is ours. When the test
+# bed itself fails, one "softroce: <what failed>" line is printed and the
+# status is 1, never 77: a broken bed must fail tests, not skip them. See
+# docs/testing.md.
 set -euo pipefail
 
 prog=softroce
 timeout=300
+mode=run   # run, start or stop
+dir=       # state directory of a shared guest (--start, --stop)
+here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
 cache=${PP_SOFTROCE_CACHE:-/var/cache/pp-softroce}
 # Top-level modules; their dependencies are resolved with modprobe.
 # crc32_generic is needed by "rdma link add" and is not a declared dependency.
@@ -29,6 +41,7 @@ die() {
 
 usage() {
 	echo "usage: $0 [--timeout SECONDS] SCRIPT [ARGS...]" >&2
+	echo "       $0 [--timeout SECONDS] --start DIR | --stop DIR" >&2
 	exit 2
 }
 
@@ -43,6 +56,12 @@ while (($#)); do
 		timeout=${1#*=}
 		shift
 		;;
+	--start | --stop)
+		(($# >= 2)) || usage
+		mode=${1#--}
+		dir=$(realpath -m -- "$2")
+		shift 2
+		;;
 	--)
 		shift
 		break
@@ -51,16 +70,19 @@ while (($#)); do
 	*) break ;;
 	esac
 done
-(($# >= 1)) || usage
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || usage
-
-script=$(realpath -- "$1")
-shift
-[[ -f $script ]] || die "no such test script: $script"
-if [[ -x $script ]]; then
-	cmd=("$script" "$@")
+if [[ $mode == run ]]; then
+	(($# >= 1)) || usage
+	script=$(realpath -- "$1")
+	shift
+	[[ -f $script ]] || die "no such test script: $script"
+	if [[ -x $script ]]; then
+		cmd=("$script" "$@")
+	else
+		cmd=(bash "$script" "$@")
+	fi
 else
-	cmd=(bash "$script" "$@")
+	(($# == 0)) || usage
 fi
 
 # A real RDMA device on the host: run the script directly.
@@ -77,11 +99,179 @@ host_device() {
 }
 
 if [[ ${PP_FORCE_VM:-0} != 1 ]] && dev=$(host_device); then
+	if [[ $mode != run ]]; then
+		echo "$prog: RDMA device $dev on the host, no guest to $mode"
+		exit 0
+	fi
 	export PP_DEV=${PP_DEV:-$dev} PP_HOST=${PP_HOST:-127.0.0.1}
 	status=0
 	timeout -k 10 "$timeout" "${cmd[@]}" || status=$?
 	((status != 124)) || echo "$prog: $script timed out after $timeout s"
 	exit "$status"
+fi
+
+# --- Jobs and the shared guest ---------------------------------------------
+
+# The guest side of a job is tests/softroce/guest-stage2.sh (see there for
+# the files of the share). A shared guest's state directory DIR holds
+# qemu.pid, console.log, lock (held by the submitter of the current job) and
+# share/, the guest's writable 9p share.
+
+console_tail() {
+	echo "--- last lines of the guest console:"
+	tail -n 20 "$1" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g; s/\r//g' | awk 1
+}
+
+# qemu_alive DIR PID: PID is the QEMU of the shared guest in DIR.
+qemu_alive() {
+	[[ $2 =~ ^[0-9]+$ ]] && kill -0 "$2" 2>/dev/null &&
+		grep -qzF -- "path=$1/share," "/proc/$2/cmdline" 2>/dev/null
+}
+
+# write_job JOBS LIMIT: queue the job "${cmd[@]}" in the directory JOBS, to
+# run at most LIMIT seconds; print the job's directory. It is renamed into
+# place complete, so the guest never sees half of it.
+write_job() {
+	local jobs=$1 limit=$2 id var
+	id=$(date +%s%N).$$
+	mkdir -p "$jobs/.new.$id"
+	echo "$limit" >"$jobs/.new.$id/limit"
+	{
+		# PP_* from the caller, then the device.
+		while IFS= read -r var; do
+			case $var in
+			PP_DEV | PP_GID | PP_HOST | PP_FORCE_VM | PP_SOFTROCE_CACHE | PP_GUEST_*) ;;
+			*) printf 'export %s=%q\n' "$var" "${!var}" ;;
+			esac
+		done < <(compgen -e | grep '^PP_' || true)
+		echo 'export PP_DEV=rxe0 PP_GID=1 PP_HOST=127.0.0.1'
+		echo 'export HOME=/tmp TMPDIR=/tmp LANG=C.UTF-8'
+		printf 'PP_CWD=%q\n' "$PWD"
+		printf 'PP_CMD=(%s)\n' "$(printf '%q ' "${cmd[@]}")"
+		# The guest's /tmp is a tmpfs: the host /tmp entries the job needs.
+		echo "PP_TMPKEEP=($(tmpkeep | tr '\n' ' '))"
+	} >"$jobs/.new.$id/env"
+	mv -T "$jobs/.new.$id" "$jobs/$id"
+	echo "$jobs/$id"
+}
+
+tmpkeep() {
+	local path
+	for path in "$PWD" "$script" "${PP_BIN:-}"; do
+		[[ $path == /tmp/?* ]] || continue
+		path=${path#/tmp/}
+		printf '%q\n' "${path%%/*}"
+	done | sort -u
+}
+
+# drop_job JOB: remove a finished JOB, renaming it first so that the guest,
+# which looks for jobs/* with env and no status, never sees half of it.
+drop_job() {
+	local old=${1%/*}/.old.${1##*/}
+	mv -T "$1" "$old" 2>/dev/null && rm -rf "$old"
+}
+
+# job_result JOB: print the output of a finished JOB and exit with its status
+# (1 with a "softroce:" line if the guest killed it).
+job_result() {
+	local status
+	[[ ! -e $1/output ]] || cat "$1/output"
+	status=$(cat "$1/status")
+	if [[ -e $1/killed ]]; then
+		echo "$prog: $script $(cat "$1/killed")"
+		exit 1
+	fi
+	[[ $status =~ ^[0-9]+$ ]] || die "bad status from the guest: $status"
+	exit "$status"
+}
+
+# stop_guest: power off the shared guest of $dir, kill QEMU if it does not
+# stop within 30 s, remove the state. Status 1 if it was already gone.
+stop_guest() {
+	local pid='' i
+	[[ -e $dir/qemu.pid ]] || {
+		rm -rf "$dir"
+		return 0
+	}
+	read -r pid <"$dir/qemu.pid" || true
+	if ! qemu_alive "$dir" "$pid"; then
+		echo "$prog: the shared guest in $dir was already gone"
+		[[ ! -e $dir/console.log ]] || console_tail "$dir/console.log"
+		rm -rf "$dir"
+		return 1
+	fi
+	: >"$dir/share/stop"
+	for ((i = 0; i < 300; i++)); do
+		qemu_alive "$dir" "$pid" || break
+		sleep 0.1
+	done
+	if qemu_alive "$dir" "$pid"; then
+		echo "$prog: the shared guest did not power off within 30 s: QEMU killed"
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$dir"
+}
+
+# submit_job DIR: run "${cmd[@]}" in the shared guest of DIR, bounded by
+# --timeout (the guest gets 5 s less, to answer in time).
+submit_job() {
+	local dir=$1 share=$1/share pid='' start=$SECONDS i j limit
+	gone() {
+		[[ -z ${job:-} || ! -e $job/output ]] || cat "$job/output"
+		echo "$prog: the shared guest is gone: its QEMU (pid ${pid:-?}) $* (state in $dir)"
+		[[ ! -e $dir/console.log ]] || console_tail "$dir/console.log"
+		exit 1
+	}
+	read -r pid <"$dir/qemu.pid" || true
+	qemu_alive "$dir" "$pid" || gone "is not running"
+	exec 8>>"$dir/lock"
+	flock -w "$timeout" 8 ||
+		die "the shared guest in $dir stayed busy for --timeout $timeout s"
+	# Jobs left by submitters that were killed: cancel, or drop if done.
+	for j in "$share"/jobs/*; do
+		[[ -d $j ]] || continue
+		if [[ -e $j/status ]]; then
+			drop_job "$j"
+		else
+			: >"$j/cancel"
+		fi
+	done
+	limit=$((timeout - (SECONDS - start)))
+	limit=$((limit > 10 ? limit - 5 : limit))
+	job=$(write_job "$share/jobs" "$limit")
+	trap '[[ -e $job/status ]] || : >"$job/cancel" 2>/dev/null || true' EXIT
+	trap 'exit 130' INT TERM
+	while [[ ! -e $job/status ]]; do
+		qemu_alive "$dir" "$pid" || gone "exited while running $script"
+		((SECONDS - start < timeout)) || break
+		sleep 0.1
+	done
+	if [[ ! -e $job/status ]]; then
+		# The guest did not stop the job at its limit: ask once more.
+		: >"$job/cancel"
+		for ((i = 0; i < 150; i++)); do
+			[[ ! -e $job/status ]] || break
+			qemu_alive "$dir" "$pid" || gone "exited while running $script"
+			sleep 0.1
+		done
+	fi
+	if [[ ! -e $job/status ]]; then
+		kill -KILL "$pid" 2>/dev/null || true
+		[[ ! -e $job/output ]] || cat "$job/output"
+		die "$script timed out after $timeout s and the shared guest did not cancel it: QEMU killed"
+	fi
+	trap - EXIT
+	# The result is read before the job is removed; job_result exits.
+	trap 'drop_job "$job"' EXIT
+	job_result "$job"
+}
+
+if [[ $mode == stop ]]; then
+	stop_guest
+	exit
+fi
+if [[ $mode == run && -n ${PP_GUEST_DIR:-} && -e $PP_GUEST_DIR/qemu.pid ]]; then
+	submit_job "$(realpath -m -- "$PP_GUEST_DIR")"
 fi
 
 # --- Kernel, modules and initramfs, built once per kernel version ---------
@@ -129,37 +319,6 @@ done </mnt/run/pp-softroce/tmpkeep
 chroot /mnt /bin/bash /run/pp-softroce/stage2.sh
 sync
 reboot -f
-EOF
-
-# Stage 2, run by the host's bash in the chroot: Soft-RoCE set-up, then the
-# test script, as described by the env file the host wrote.
-read -r -d '' guest_stage2 <<'EOF' || true
-set -u
-share=/run/pp-softroce
-fail() {
-	echo "PP-GUEST-FAIL=$*"
-	exit 1
-}
-ip link set lo up || fail "cannot bring up lo"
-ip link add va type veth peer name vb || fail "cannot create veth pair va/vb"
-ip addr add 10.99.0.1/24 dev va && ip addr add 10.99.0.2/24 dev vb &&
-	ip link set va up && ip link set vb up || fail "cannot configure veth va/vb"
-out=$(timeout 30 rdma link add rxe0 type rxe netdev va 2>&1) ||
-	fail "rdma link add rxe0 type rxe netdev va failed: $out"
-port=/sys/class/infiniband/rxe0/ports/1
-for _ in $(seq 100); do
-	grep -q ACTIVE "$port/state" 2>/dev/null &&
-		grep -q ffff "$port/gids/1" 2>/dev/null && break
-	sleep 0.1
-done
-grep -q ACTIVE "$port/state" || fail "rxe0 port 1 is not ACTIVE: $(cat "$port/state")"
-grep -q ffff "$port/gids/1" || fail "rxe0 has no IPv4 GID at index 1"
-. "$share/env"
-cd "$PP_CWD" || fail "cannot cd to $PP_CWD"
-timeout -k 5 "$pp_timeout" "${PP_CMD[@]}" >"$share/output" 2>&1
-status=$?
-echo "$status" >"$share/status"
-echo "PP-GUEST-STATUS=$status"
 EOF
 
 # A cache entry is $cache/<kernel version>/<stamp>: the stamp changes with
@@ -231,7 +390,74 @@ if [[ ! -e $entry/initrd.img ]]; then
 	exec 9>&-
 fi
 
-# --- One run ---------------------------------------------------------------
+# --- Booting a guest ------------------------------------------------------
+
+# prepare_share DIR: the guest's writable share, with stage 2 in it.
+prepare_share() {
+	mkdir -p "$1/jobs"
+	cp "$here/guest-stage2.sh" "$1/stage2.sh"
+	# Host /tmp entries for the init to bind at boot (jobs bind their own).
+	: >"$1/tmpkeep"
+}
+
+# boot_qemu SHARE CONSOLE [PREFIX...]: start QEMU in the background, PID in
+# $qemu_pid.
+boot_qemu() {
+	local share=$1 console=$2
+	shift 2
+	"$@" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 1024 -smp 2 \
+		-nographic -no-reboot -nic none \
+		-kernel "$entry/vmlinuz" -initrd "$entry/initrd.img" \
+		-append "console=ttyS0 quiet panic=-1" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$share,mount_tag=ppshare,security_model=none" \
+		</dev/null >"$console" 2>&1 &
+	qemu_pid=$!
+}
+
+# boot_failure CONSOLE: why the guest stopped without a result.
+boot_failure() {
+	local failure
+	failure=$(sed -n 's/^PP-GUEST-FAIL=//p' "$1" | tr -d '\r' | head -n 1)
+	echo "${failure:-the guest did not boot or did not report a status}"
+}
+
+# --start: boot a shared guest in the background, in its own session (CTest
+# must not wait for it nor kill it with the setup test), and wait until it
+# is ready. A guest left by an interrupted run is stopped first.
+if [[ $mode == start ]]; then
+	[[ ! -e $dir/qemu.pid ]] || stop_guest >/dev/null || true
+	rm -rf "$dir"
+	mkdir -p "$dir" || die "cannot create $dir"
+	prepare_share "$dir/share"
+	# A forgotten guest powers itself off.
+	echo "${PP_GUEST_IDLE:-900}" >"$dir/share/idle"
+	boot_qemu "$dir/share" "$dir/console.log" setsid
+	echo "$qemu_pid" >"$dir/qemu.pid"
+	start=$SECONDS
+	failure=
+	until [[ -e $dir/share/ready ]]; do
+		if ! kill -0 "$qemu_pid" 2>/dev/null; then
+			failure=$(boot_failure "$dir/console.log")
+			break
+		elif ((SECONDS - start >= timeout)); then
+			failure="the guest was not ready within --timeout $timeout s (QEMU killed)"
+			break
+		fi
+		sleep 0.2
+	done
+	if [[ -z $failure ]]; then
+		echo "$prog: shared guest ready in $((SECONDS - start)) s (QEMU pid $qemu_pid, state in $dir)"
+		exit 0
+	fi
+	kill -KILL "$qemu_pid" 2>/dev/null || true
+	echo "$prog: $failure"
+	console_tail "$dir/console.log"
+	rm -rf "$dir"
+	exit 1
+fi
+
+# --- One guest for one script ----------------------------------------------
 
 run=$(mktemp -d "${TMPDIR:-/tmp}/pp-softroce.XXXXXX")
 qemu_pid=
@@ -243,40 +469,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Environment of the script: PP_* from the caller, then the device.
-{
-	while IFS= read -r var; do
-		case $var in
-		PP_DEV | PP_GID | PP_HOST | PP_FORCE_VM | PP_SOFTROCE_CACHE) ;;
-		*) printf 'export %s=%q\n' "$var" "${!var}" ;;
-		esac
-	done < <(compgen -e | grep '^PP_' || true)
-	echo 'export PP_DEV=rxe0 PP_GID=1 PP_HOST=127.0.0.1'
-	echo 'export HOME=/tmp TMPDIR=/tmp LANG=C.UTF-8'
-	# The script gets what is left after boot and set-up (about 10 s).
-	echo "pp_timeout=$((timeout > 60 ? timeout - 30 : timeout))"
-	printf 'PP_CWD=%q\n' "$PWD"
-	printf 'PP_CMD=(%s)\n' "$(printf '%q ' "${cmd[@]}")"
-} >"$run/env"
-printf '%s\n' "$guest_stage2" >"$run/stage2.sh"
-# The guest's /tmp is a tmpfs: re-expose the host /tmp entries we need.
-for path in "$PWD" "$script" "${PP_BIN:-}"; do
-	[[ $path == /tmp/?* ]] || continue
-	path=${path#/tmp/}
-	echo "${path%%/*}"
-done | sort -u >"$run/tmpkeep"
+prepare_share "$run"
+tmpkeep >"$run/tmpkeep"
+# The script gets what is left after boot and set-up (about 10 s).
+job=$(write_job "$run/jobs" $((timeout > 60 ? timeout - 30 : timeout)))
+: >"$run/stop"
 
 console=$run/console.log
 start=$SECONDS
 qemu_status=0
-qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 1024 -smp 2 \
-	-nographic -no-reboot -nic none \
-	-kernel "$entry/vmlinuz" -initrd "$entry/initrd.img" \
-	-append "console=ttyS0 quiet panic=-1" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs "local,path=$run,mount_tag=ppshare,security_model=none" \
-	</dev/null >"$console" 2>&1 &
-qemu_pid=$!
+boot_qemu "$run" "$console"
 # Enforce the bound from here: kill QEMU, whatever the guest is doing.
 while kill -0 "$qemu_pid" 2>/dev/null && ((SECONDS - start < timeout)); do
 	sleep 0.2
@@ -292,21 +494,15 @@ else
 	failure=
 fi
 
-[[ ! -e $run/output ]] || cat "$run/output"
-if [[ -z $failure && -s $run/status ]]; then
-	exit "$(cat "$run/status")"
-fi
-if [[ -z $failure ]]; then
-	failure=$(sed -n 's/^PP-GUEST-FAIL=//p' "$console" | tr -d '\r' | head -n 1)
-fi
+[[ -n $failure || ! -s $job/status ]] || job_result "$job"
+[[ -z $failure || ! -e $job/output ]] || cat "$job/output"
 if [[ -z $failure ]]; then
 	if ((qemu_status != 0)); then
 		failure="QEMU failed with status $qemu_status"
 	else
-		failure="the guest did not boot or did not report a status"
+		failure=$(boot_failure "$console")
 	fi
 fi
 echo "$prog: $failure"
-echo "--- last lines of the guest console:"
-tail -n 20 "$console" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g; s/\r//g' | awk 1
+console_tail "$console"
 exit 1

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: MIT
+#
+# One Soft-RoCE guest for all e2e tests of a ctest run (docs/testing.md).
+#
+# e2e.guest.start (fixture setup) boots it in the background and waits until
+# rxe0 is up; every e2e test requires the fixture and, through PP_GUEST_DIR,
+# runs its script in that guest as a job; e2e.guest.stop (fixture cleanup)
+# powers it off. CTest runs them only when a selected test needs the guest:
+# "ctest -R e2e.rc.poll.4096" boots, runs one test and stops. With a real
+# RDMA device on the host, start and stop do nothing and the scripts run on
+# the host. The start test is not RUN_SERIAL: the boot may overlap unit tests.
+set(PP_E2E_GUEST_DIR ${CMAKE_BINARY_DIR}/softroce-guest)
+
+add_test(NAME e2e.guest.start
+	COMMAND ${PROJECT_SOURCE_DIR}/tests/softroce/guest.sh
+	--timeout 300 --start ${PP_E2E_GUEST_DIR})
+add_test(NAME e2e.guest.stop
+	COMMAND ${PROJECT_SOURCE_DIR}/tests/softroce/guest.sh
+	--stop ${PP_E2E_GUEST_DIR})
+set_tests_properties(e2e.guest.start PROPERTIES
+	FIXTURES_SETUP softroce_guest
+	LABELS e2e
+	TIMEOUT 400)
+set_tests_properties(e2e.guest.stop PROPERTIES
+	FIXTURES_CLEANUP softroce_guest
+	LABELS e2e
+	TIMEOUT 120)

@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# Stage 2 of the Soft-RoCE guest, started by the initramfs /init of
+# tests/softroce/guest.sh: the host's bash, chrooted into the host's root
+# file system, with the writable 9p share (the host's run or state directory)
+# on /run/pp-softroce. It sets up rxe0, writes "ready" into the share, then
+# runs jobs one at a time until asked to stop:
+#
+#   jobs/ID/         a job, renamed into place by the host once complete
+#     limit          seconds it may run
+#     env            exports, PP_CWD, PP_CMD=(...), PP_TMPKEEP=(...)
+#     cancel         written by the host: kill the job now
+#     output         written here: the job's stdout and stderr
+#     killed         written here if the job was killed: why
+#     status         written here, last: its exit status
+#   stop             power off once no job is pending
+#   idle             power off after this many seconds without a job
+#
+# After each job every process but init and this loop is killed, so nothing
+# a job leaves behind (servers in their own process groups...) can disturb
+# the next one. Console lines PP-GUEST-FAIL=... and PP-GUEST-STATUS=... are
+# for the host.
+set -u
+share=/run/pp-softroce
+
+fail() {
+	echo "PP-GUEST-FAIL=$*"
+	exit 1
+}
+
+# --- Soft-RoCE -------------------------------------------------------------
+
+ip link set lo up || fail "cannot bring up lo"
+ip link add va type veth peer name vb || fail "cannot create veth pair va/vb"
+if ! { ip addr add 10.99.0.1/24 dev va && ip addr add 10.99.0.2/24 dev vb &&
+	ip link set va up && ip link set vb up; }; then
+	fail "cannot configure veth va/vb"
+fi
+out=$(timeout 30 rdma link add rxe0 type rxe netdev va 2>&1) ||
+	fail "rdma link add rxe0 type rxe netdev va failed: $out"
+port=/sys/class/infiniband/rxe0/ports/1
+for _ in $(seq 100); do
+	grep -q ACTIVE "$port/state" 2>/dev/null &&
+		grep -q ffff "$port/gids/1" 2>/dev/null && break
+	sleep 0.1
+done
+grep -q ACTIVE "$port/state" || fail "rxe0 port 1 is not ACTIVE: $(cat "$port/state")"
+grep -q ffff "$port/gids/1" || fail "rxe0 has no IPv4 GID at index 1"
+echo ready >"$share/ready"
+
+# --- Jobs ------------------------------------------------------------------
+
+# nap SECONDS: sleep without forking (read times out on an idle FIFO).
+mkfifo /run/pp-nap || fail "cannot create /run/pp-nap"
+exec 3<>/run/pp-nap
+nap() {
+	read -r -t "$1" -u 3 _ || true
+}
+
+# sweep: SIGKILL every user process except init and this shell (kernel
+# threads have no exe).
+sweep() {
+	local p
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		((p == 1 || p == $$)) && continue
+		[[ -e /proc/$p/exe ]] && kill -KILL "$p" 2>/dev/null
+	done
+	return 0
+}
+
+# bind_tmp NAME...: the guest's /tmp is a tmpfs; bind the host's /tmp/NAME
+# (cwd, script, PP_BIN of a job) into it. init still sees the host's /tmp
+# on /hosttmp.
+bind_tmp() {
+	local name src
+	for name; do
+		src=/proc/1/root/hosttmp/$name
+		[[ -e $src ]] || continue
+		grep -q " /tmp/$name " /proc/self/mountinfo && continue
+		if [[ -d $src ]]; then
+			mkdir -p "/tmp/$name"
+		else
+			: >"/tmp/$name"
+		fi
+		mount --bind "$src" "/tmp/$name"
+	done
+}
+
+# run_job DIR: run one job, bounded by its limit and its cancel file. The
+# job's own subshell writes its status to tmpfs when the command ends: the
+# loop neither waits for it nor polls the 9p share more than once a second.
+run_job() {
+	local job=$1 limit=60 start status=124 reason='' n=0 t0=$EPOCHREALTIME
+	local done=/run/pp-job.status
+	read -r limit <"$job/limit" || true
+	rm -f "$done"
+	if [[ -e $job/cancel ]]; then
+		reason="cancelled by the host before it started"
+		: >"$job/output"
+	else
+		(
+			PP_TMPKEEP=()
+			# shellcheck source=/dev/null # written by guest.sh
+			. "$job/env"
+			bind_tmp "${PP_TMPKEEP[@]}"
+			if cd "$PP_CWD"; then
+				st=0
+				"${PP_CMD[@]}" || st=$?
+			else
+				st=1
+			fi
+			echo "$st" >"$done.new" && mv "$done.new" "$done"
+		) </dev/null >"$job/output" 2>&1 &
+		start=$SECONDS
+		while [[ ! -e $done ]]; do
+			if ((n++ % 10 == 0)) && [[ -e $job/cancel ]]; then
+				reason="cancelled by the host"
+			elif ((SECONDS - start >= limit)); then
+				reason="timed out after $limit s in the guest"
+			fi
+			[[ -z $reason ]] || break
+			nap 0.1
+		done
+		[[ -n $reason ]] || read -r status <"$done" || status=1
+		sweep
+	fi
+	[[ -z $reason ]] || echo "$reason" >"$job/killed"
+	echo "$status" >"$job/status.new" && mv "$job/status.new" "$job/status"
+	t0=$(((${EPOCHREALTIME/./} - ${t0/./}) / 1000))
+	printf 'PP-GUEST-STATUS=%s (job %s, %d.%03d s)\n' "$status" "${job##*/}" \
+		$((t0 / 1000)) $((t0 % 1000))
+}
+
+idle=0
+[[ ! -r $share/idle ]] || read -r idle <"$share/idle" || true
+last=$SECONDS
+while :; do
+	job=
+	for j in "$share"/jobs/*; do
+		if [[ -e $j/env && ! -e $j/status ]]; then
+			job=$j
+			break
+		fi
+	done
+	if [[ -n $job ]]; then
+		run_job "$job"
+		last=$SECONDS
+	elif [[ -e $share/stop ]]; then
+		break
+	elif ((idle > 0 && SECONDS - last >= idle)); then
+		echo "PP-GUEST-IDLE: no job for $idle s, powering off"
+		break
+	else
+		nap 0.2
+	fi
+done
