@@ -3,7 +3,7 @@
 #
 # ud_late.sh [ITERS]: UD replies that come after the per-iteration deadline
 # are counted as lost, and the run still ends, polling and with -e.
-# ITERS (default 2000) must outlast the moment the server is stopped: just
+# ITERS (default 20000) must outlast the moment the server is stopped: just
 # after its address lines appear, about 10 ms into the run.
 #
 # rxe loopback never drops a packet, but a stopped server answers late: the
@@ -20,7 +20,7 @@ PP_STEP_TIMEOUT=${PP_STEP_TIMEOUT:-120}
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-iters=${1:-2000}
+iters=${1:-20000}
 stop_s=2.5 # > the 1 s deadline, < the 20 s no-reply timeout
 pp_need_device
 bin=$(pp_bin ud_pingpong)
