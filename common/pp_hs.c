@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pp_hs.h"
+#include "pp_signal.h"
 #include "pp_sock.h"
 #include "pp_time.h"
 
@@ -327,6 +328,10 @@ int pp_hs_send(const struct pp_conn *c, const struct pp_msg *m,
 			err,
 			"sending %s to the %s failed: %s (is the peer stuck? raise -T/--timeout)",
 			msg_name(m->type), pp_peer_name(c), strerror(rc));
+	else if (rc == ECANCELED)
+		pp_err_set(err, "interrupted by %s while sending %s to the %s",
+			   pp_signal_name(pp_signal_caught()),
+			   msg_name(m->type), pp_peer_name(c));
 	else if (rc)
 		pp_err_set(err, "sending %s to the %s failed: %s",
 			   msg_name(m->type), pp_peer_name(c), strerror(rc));
@@ -349,6 +354,11 @@ static void recv_err(const struct pp_conn *c, int rc, unsigned int type,
 		pp_err_set(err,
 			   "the %s closed the connection before sending %s",
 			   pp_peer_name(c), msg_name(type));
+	} else if (rc == ECANCELED) {
+		pp_err_set(err,
+			   "interrupted by %s while waiting for %s from the %s",
+			   pp_signal_name(pp_signal_caught()), msg_name(type),
+			   pp_peer_name(c));
 	} else {
 		pp_err_set(err, "receiving %s from the %s failed: %s",
 			   msg_name(type), pp_peer_name(c), strerror(rc));
@@ -529,7 +539,7 @@ int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
 	/* A local pp_err so the line can be sent even when @err is NULL. */
 	rc = pp_hs_recv(c, PP_MSG_HELLO, &m, &e);
 	if (rc) {
-		if (is_protocol_error(rc))
+		if (is_protocol_error(rc) || rc == ECANCELED)
 			pp_hs_send_error(c, rc, e.msg);
 		goto out;
 	}

@@ -100,7 +100,8 @@ int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
  * @m: the message
  * @err: one line on failure
  *
- * Return: 0; EINVAL (a field cannot be encoded); ETIMEDOUT; EPIPE/ECONNRESET.
+ * Return: 0; EINVAL (a field cannot be encoded); ETIMEDOUT; EPIPE/ECONNRESET;
+ * ECANCELED (SIGINT or SIGTERM, pp_signal.h: @err says "interrupted by").
  */
 int pp_hs_send(const struct pp_conn *c, const struct pp_msg *m,
 	       struct pp_err *err);
@@ -115,7 +116,8 @@ int pp_hs_send(const struct pp_conn *c, const struct pp_msg *m,
  *
  * Return: 0; ECONNABORTED (the peer sent ERROR); EPROTO/EBADMSG (undecodable,
  * or another type); EPROTONOSUPPORT (another protocol version: @err names
- * both); ETIMEDOUT; ECONNRESET (the peer closed the connection).
+ * both); ETIMEDOUT; ECONNRESET (the peer closed the connection); ECANCELED
+ * (SIGINT or SIGTERM, pp_signal.h: @err says "interrupted by").
  */
 int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
 	       struct pp_err *err);

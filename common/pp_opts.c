@@ -230,6 +230,20 @@ static const struct opt_def opt_table[] = {
 		.help = "print every bring-up step, its attributes and its time to stderr",
 	},
 	{
+		.id = PP_OPT_RDMA_CORE,
+		.name = "rdma-core",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "speak the wire format of rdma-core's ibv_*_pingpong (nothing is negotiated: give both sides the same options)",
+	},
+	{
+		.id = PP_OPT_PERSISTENT,
+		.name = "persistent",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "server: serve one client after another until stopped",
+	},
+	{
 		.id = PP_OPT_HELP,
 		.name = "help",
 		.letter = 'h',
@@ -407,6 +421,12 @@ static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 		break;
 	case PP_OPT_TRACE:
 		o->trace = true;
+		break;
+	case PP_OPT_RDMA_CORE:
+		o->rdma_core = true;
+		break;
+	case PP_OPT_PERSISTENT:
+		o->persistent = true;
 		break;
 	case PP_OPT_HELP:
 		o->help = true;

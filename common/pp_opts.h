@@ -55,6 +55,8 @@ enum pp_opt_id {
 	PP_OPT_XRC_DOMAIN, /* --xrc-domain (xrc_pingpong only) */
 	PP_OPT_SHOW_GIDS,  /* --show-gids */
 	PP_OPT_TRACE,	   /* --trace */
+	PP_OPT_RDMA_CORE,  /* --rdma-core: the stock tools' wire format */
+	PP_OPT_PERSISTENT, /* --persistent: a server that keeps serving */
 	PP_OPT_COUNT
 };
 
@@ -95,6 +97,8 @@ struct pp_opts {
 	bool help;	     /* -h: print usage and exit 0 */
 	bool show_gids;	     /* --show-gids: inspect, no peer, exit */
 	bool trace;	     /* --trace: every step on stderr */
+	bool rdma_core;	     /* --rdma-core: talk to ibv_*_pingpong */
+	bool persistent;     /* --persistent: serve clients until stopped */
 	uint32_t set;	     /* bit (1u << enum pp_opt_id): given explicitly */
 };
 

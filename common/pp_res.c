@@ -527,7 +527,8 @@ int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
 		.wr_id = PP_WRID(qp_index, 0),
 		.sg_list = &sge,
 		.num_sge = 1,
-		.opcode = IBV_WR_SEND_WITH_IMM,
+		.opcode = r->attr.plain_send ? IBV_WR_SEND :
+					       IBV_WR_SEND_WITH_IMM,
 		.send_flags = r->send_flags,
 		.imm_data = htonl(seq),
 	};

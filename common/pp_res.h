@@ -42,10 +42,11 @@ struct pp_res_attr {
 	uint32_t rx_depth; /* receives posted ahead (per QP, or the SRQ) */
 	uint32_t max_cqe;  /* device limit; 0: not checked */
 	uint8_t ib_port;
-	bool use_event;		/* make a completion channel */
-	bool use_grh;		/* addresses carry a GID */
-	int gid_index;		/* local GID index, when use_grh */
-	const char *xrcd_path;	/* XRC: domain file; NULL: PP_XRCD_PATH_FMT */
+	bool use_event;	       /* make a completion channel */
+	bool use_grh;	       /* addresses carry a GID */
+	int gid_index;	       /* local GID index, when use_grh */
+	const char *xrcd_path; /* XRC: domain file; NULL: PP_XRCD_PATH_FMT */
+	bool plain_send;       /* IBV_WR_SEND, no immediate (rdma-core peers) */
 	struct pp_trace *trace; /* --trace: each step shown; may be NULL */
 };
 
@@ -125,7 +126,8 @@ int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n);
  * (XRC: from send QP @qp_index to the peer's SRQ)
  * @r: the resources, connected
  * @qp_index: which connection
- * @seq: the iteration number, carried as immediate data
+ * @seq: the iteration number, carried as immediate data (none with
+ *       @r->attr.plain_send)
  *
  * Return: 0 or the errno of ibv_post_send().
  */

@@ -7,10 +7,13 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 
+#include "pp_rdmacore.h"
 #include "pp_run.h"
+#include "pp_signal.h"
 #include "pp_sock.h"
 #include "pp_time.h"
 
@@ -18,6 +21,14 @@
 #define PP_SPINS_PER_CLOCK 256 /* empty polls between clock reads */
 #define PP_PEEK_NS 1000000LL   /* look at the socket once a ms */
 #define PP_RUN_PEER_DONE (-1)  /* internal: the peer's DONE came */
+
+/* Stock srq server: what each QP has in hand (run_stock_srq_server()). */
+struct stock_qp {
+	uint32_t waiting;  /* messages that await their reply */
+	bool busy;	   /* a reply not completed yet */
+	int64_t got_ns;	   /* when the last message arrived */
+	int64_t last_send; /* when the last reply was posted; 0: none yet */
+};
 
 struct run {
 	struct pp_res *r;
@@ -35,7 +46,10 @@ struct run {
 	bool got;	/* a wanted message has arrived */
 	uint32_t got_seq;
 	int64_t got_ns;
-	bool heard; /* a receive completed in the last batch */
+	bool heard;	     /* a receive completed in the last batch */
+	struct stock_qp *sq; /* stock srq server only: per QP */
+	uint64_t arrived;    /* ... messages received */
+	uint64_t replied;    /* ... replies completed */
 };
 
 uint8_t pp_pattern_byte(size_t off, uint64_t seq, bool from_server)
@@ -108,13 +122,46 @@ static uint32_t data_off(const struct run *s)
 	return s->r->attr.transport == PP_TR_UD ? PP_GRH_LEN : 0;
 }
 
+/* A stock peer's message is known only by its arrival (docs/interop.md). */
+static int on_recv_stock(struct run *s, const struct ibv_wc *wc)
+{
+	uint32_t q;
+
+	if (s->sq) {
+		for (q = 0; q < s->r->num_qps; q++)
+			if (s->r->qp[q]->qp_num == wc->qp_num)
+				break;
+		if (q == s->r->num_qps) {
+			pp_err_set(s->err,
+				   "a message arrived on an unknown QP 0x%06x",
+				   wc->qp_num);
+			return EPROTO;
+		}
+		s->sq[q].waiting++;
+		s->sq[q].got_ns = pp_now_ns();
+		s->arrived++;
+		return 0;
+	}
+	if (s->got) {
+		pp_err_set(
+			s->err,
+			"two messages arrived at iteration %llu, where the stock peer keeps one in flight (does it run the command line printed above?)",
+			(unsigned long long)s->iter);
+		return EPROTO;
+	}
+	s->got = true;
+	s->got_seq = s->want;
+	s->got_ns = pp_now_ns();
+	return 0;
+}
+
 static int on_recv(struct run *s, const struct ibv_wc *wc)
 {
 	uint32_t qi = PP_WRID_QP(wc->wr_id);
 	uint32_t seq;
 	int ret;
 
-	if (!(wc->wc_flags & IBV_WC_WITH_IMM)) {
+	if (!s->cfg->stock && !(wc->wc_flags & IBV_WC_WITH_IMM)) {
 		pp_err_set(
 			s->err,
 			"a message without its iteration number arrived on QP 0x%06x (is the peer one of this toolkit's tools?)",
@@ -134,6 +181,8 @@ static int on_recv(struct run *s, const struct ibv_wc *wc)
 		pp_err_set(s->err, "repost receive failed: %s", strerror(ret));
 		return ret;
 	}
+	if (s->cfg->stock)
+		return on_recv_stock(s, wc);
 	seq = ntohl(wc->imm_data);
 	if (s->cfg->is_server ? seq >= s->want : seq == s->want) {
 		if (s->got && !s->lossy) {
@@ -178,6 +227,10 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 	}
 	if (!recv) {
 		s->send_busy = false;
+		if (s->sq) {
+			s->sq[PP_WRID_QP(wc->wr_id)].busy = false;
+			s->replied++;
+		}
 		return 0;
 	}
 	s->heard = true;
@@ -224,6 +277,16 @@ static int timed_out(struct run *s)
 	return ETIMEDOUT;
 }
 
+/* SIGINT or SIGTERM: stop where the run is (pp_signal.h). */
+static int interrupted(struct run *s)
+{
+	pp_err_set(s->err, "interrupted by %s at iteration %llu of %llu",
+		   pp_signal_name(pp_signal_caught()),
+		   (unsigned long long)s->iter,
+		   (unsigned long long)s->cfg->iters);
+	return ECANCELED;
+}
+
 static int poll_batch(struct run *s)
 {
 	struct ibv_wc wc[PP_POLL_BATCH];
@@ -263,6 +326,8 @@ static int wait_event(struct run *s, int64_t until)
 
 	if (left <= 0)
 		return ETIME;
+	if (pp_signal_caught())
+		return 0; /* wait_cq() looks at it next */
 	ret = poll(pfd, 2, (int)((left + 999999) / 1000000));
 	if (ret < 0)
 		return errno == EINTR ? 0 : errno;
@@ -297,6 +362,8 @@ static int wait_cq(struct run *s, int64_t loss_deadline)
 		if (!s->cfg->use_event && ++spins % PP_SPINS_PER_CLOCK)
 			continue;
 		now = pp_now_ns();
+		if (pp_signal_caught())
+			return interrupted(s);
 		if (now >= loss_deadline)
 			return ETIME;
 		if (now >= s->progress_deadline)
@@ -322,11 +389,62 @@ static int wait_cq(struct run *s, int64_t loss_deadline)
 	}
 }
 
+/*
+ * -c with a stock peer: its server checks the byte at each page of the last
+ * message for 0 (pp_rdmacore_chk_ok()); its replies echo our message.
+ */
+static int check_stock(struct run *s, uint64_t seq, bool from_server)
+{
+	const uint8_t *data = s->r->recv_buf + data_off(s);
+	const uint8_t *sent = s->r->send_buf;
+	size_t len = s->r->attr.size, off;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (from_server) {
+		for (off = 0; off < len && data[off] == sent[off]; off++)
+			;
+		if (off == len)
+			return 0;
+		pp_err_set(
+			s->err,
+			"reply %llu from the server does not echo the message at byte %zu: sent 0x%02x, got 0x%02x",
+			(unsigned long long)seq, off, sent[off], data[off]);
+		return EILSEQ;
+	}
+	if (pp_rdmacore_chk_ok(data, len, page > 0 ? (size_t)page : 0, &off))
+		return 0;
+	pp_err_set(
+		s->err,
+		"message %llu from the client fails the stock -c check at byte %zu: expected 0x00, got 0x%02x (does the client run with -c?)",
+		(unsigned long long)seq, off, data[off]);
+	return EILSEQ;
+}
+
+/* What a stock peer's buffer holds before the first send. */
+static void stock_fill(struct pp_res *r, bool validate)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (validate)
+		pp_rdmacore_chk_fill(r->send_buf, r->attr.size,
+				     page > 0 ? (size_t)page : 0);
+	else
+		memset(r->send_buf, PP_RDMACORE_CHK_FILL, r->attr.size);
+}
+
+/* A stock server's reply is its buffer: the message it just received. */
+static void stock_echo(struct run *s)
+{
+	memcpy(s->r->send_buf, s->r->recv_buf + data_off(s), s->r->attr.size);
+}
+
 static int check_data(struct run *s, uint32_t seq, bool from_server)
 {
 	const uint8_t *data = s->r->recv_buf + data_off(s);
 	size_t off;
 
+	if (s->cfg->stock)
+		return check_stock(s, seq, from_server);
 	if (pp_pattern_check(data, s->r->attr.size, seq, from_server, &off))
 		return 0;
 	pp_err_set(
@@ -373,7 +491,9 @@ static int run_client(struct run *s)
 
 	for (seq = 0; seq < cfg->iters; seq++) {
 		s->iter = seq;
-		if (cfg->validate)
+		if (pp_signal_caught())
+			return interrupted(s);
+		if (cfg->validate && !cfg->stock)
 			pp_pattern_fill(s->r->send_buf, s->r->attr.size, seq,
 					false);
 		s->want = seq;
@@ -425,6 +545,10 @@ static int run_server(struct run *s)
 	s->want = 0;
 	while (res->completed < cfg->iters) {
 		s->iter = s->want;
+		if (pp_signal_caught()) {
+			ret = interrupted(s);
+			goto out;
+		}
 		s->got = false;
 		while (!s->got) {
 			ret = wait_cq(s, INT64_MAX);
@@ -445,7 +569,9 @@ static int run_server(struct run *s)
 		ret = wait_send(s);
 		if (ret)
 			goto out;
-		if (cfg->validate)
+		if (cfg->validate && cfg->stock)
+			stock_echo(s);
+		else if (cfg->validate)
 			pp_pattern_fill(s->r->send_buf, s->r->attr.size, seq,
 					true);
 		last_send = pp_now_ns();
@@ -467,6 +593,73 @@ out:
 	 */
 	if (last_send)
 		res->seconds = (double)(last_send - start) / 1e9;
+	return ret;
+}
+
+/*
+ * The server of a stock srq client (docs/interop.md): the client sends on
+ * every QP at once and counts completed sends, so up to one message per QP
+ * is in hand at a time and a few beyond -n may come.  Reply on the QP each
+ * message came in on, once that QP's last reply completed: -n replies in
+ * all; then stop when -n messages came and the replies completed.
+ */
+static int run_stock_srq_server(struct run *s)
+{
+	const struct pp_run_cfg *cfg = s->cfg;
+	struct pp_run_result *res = s->res;
+	int64_t start = 0, now;
+	uint64_t sent = 0;
+	uint32_t q;
+	int ret = 0;
+
+	s->sq = calloc(s->r->num_qps, sizeof(*s->sq));
+	if (!s->sq) {
+		pp_err_set(s->err, "out of memory");
+		return ENOMEM;
+	}
+	while (s->arrived < cfg->iters || s->replied < cfg->iters) {
+		s->iter = sent;
+		ret = wait_cq(s, INT64_MAX);
+		if (ret)
+			goto out;
+		for (q = 0; q < s->r->num_qps && sent < cfg->iters; q++) {
+			struct stock_qp *p = &s->sq[q];
+
+			if (!p->waiting || p->busy)
+				continue;
+			if (!start)
+				start = p->got_ns;
+			if (p->last_send)
+				res->samples[res->nsamples++] =
+					(uint64_t)(p->got_ns - p->last_send);
+			if (cfg->validate) {
+				ret = check_data(s, (uint32_t)sent, false);
+				if (ret)
+					goto out;
+				stock_echo(s);
+			}
+			ret = pp_res_post_send(s->r, q, (uint32_t)sent);
+			if (ret) {
+				pp_err_set(
+					s->err,
+					"post send at iteration %llu failed: %s",
+					(unsigned long long)sent,
+					strerror(ret));
+				goto out;
+			}
+			p->waiting--;
+			p->busy = true;
+			p->last_send = pp_now_ns();
+			sent++;
+		}
+	}
+out:
+	now = pp_now_ns();
+	res->completed = s->replied;
+	if (start)
+		res->seconds = (double)(now - start) / 1e9;
+	free(s->sq);
+	s->sq = NULL;
 	return ret;
 }
 
@@ -505,7 +698,12 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 			(unsigned long long)cfg->iters);
 		return ENOMEM;
 	}
-	ret = cfg->is_server ? run_server(&s) : run_client(&s);
+	if (cfg->stock)
+		stock_fill(r, cfg->validate);
+	if (cfg->stock && cfg->is_server && r->attr.transport == PP_TR_SRQ)
+		ret = run_stock_srq_server(&s);
+	else
+		ret = cfg->is_server ? run_server(&s) : run_client(&s);
 	if (ret == PP_RUN_PEER_DONE)
 		ret = 0;
 	return ret;

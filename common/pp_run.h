@@ -38,6 +38,15 @@ struct pp_run_cfg {
 	bool use_event;	     /* sleep on the completion channel */
 	int timeout_ms;	     /* fail when nothing (UD client: no reply) comes */
 	int loss_timeout_ms; /* UD: a reply later is lost; 0: none may be */
+	/*
+	 * The peer is a stock rdma-core tool (docs/interop.md): messages
+	 * carry no number (plain sends, pp_res_attr.plain_send); -c is the
+	 * stock rule (pp_rdmacore_chk_fill(); the server checks each message
+	 * with pp_rdmacore_chk_ok(), the client that each reply echoes its
+	 * message); an srq server takes up to one message per QP at once and
+	 * replies on the QP it came in on, -n replies in all.
+	 */
+	bool stock;
 };
 
 struct pp_run_result {
@@ -64,7 +73,9 @@ struct pp_run_result {
  * bytes); EPROTO (a message out of order); ETIMEDOUT (nothing completed for
  * @cfg->timeout_ms, or on a lossy client no reply came for that long: @err
  * says at which iteration); ECONNABORTED (the peer sent ERROR:
- * @err->remote); ECONNRESET (the peer closed the connection); ENOMEM;
+ * @err->remote); ECONNRESET (the peer closed the connection); ECANCELED
+ * (SIGINT or SIGTERM, pp_signal.h: "interrupted by SIGINT at iteration 12
+ * of 1000"; the signal is noticed within about a millisecond); ENOMEM;
  * another errno from a verb.  Lost UD iterations alone are no error: they
  * are counted in @res->lost.
  */

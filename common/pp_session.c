@@ -172,15 +172,10 @@ int pp_session_connect(struct pp_session *s)
 			ret = pp_hello_check(&s->agreed, &s->caps, &s->err);
 		return tell_peer(s, ret);
 	}
-	ret = pp_sock_listen(o->bind_addr, o->port, &s->lfd, &s->err);
-	if (ret)
-		return ret;
-	ret = pp_sock_accept(s->lfd, INT64_MAX, &s->conn.fd, s->peer_addr,
-			     sizeof(s->peer_addr));
-	if (ret) {
-		pp_err_set(&s->err, "accept on TCP port %u failed: %s", o->port,
-			   strerror(ret));
-		return ret;
+	if (s->conn.fd < 0) {
+		ret = pp_session_accept(s);
+		if (ret)
+			return ret;
 	}
 	pp_trace_step(&s->trace, "accepted a client from %s", s->peer_addr);
 	ret = choose_gid(s);
@@ -309,16 +304,10 @@ int pp_session_run(struct pp_session *s)
 
 void pp_session_close(struct pp_session *s)
 {
-	pp_run_free(&s->result);
-	free(s->remote);
-	s->remote = NULL;
-	pp_res_destroy(s->res);
-	s->res = NULL;
-	if (s->conn.fd >= 0)
-		close(s->conn.fd);
+	pp_session_end_client(s);
 	if (s->lfd >= 0)
 		close(s->lfd);
-	s->conn.fd = s->lfd = -1;
+	s->lfd = -1;
 	if (s->ctx)
 		ibv_close_device(s->ctx);
 	s->ctx = NULL;
@@ -364,5 +353,7 @@ int pp_exit_status(int ret)
 {
 	if (!ret)
 		return PP_EXIT_OK;
+	if (ret == ECANCELED)
+		return PP_EXIT_INTR;
 	return ret == EILSEQ ? PP_EXIT_DATA : PP_EXIT_FAIL;
 }

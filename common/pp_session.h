@@ -71,10 +71,43 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o);
  * and agree on the run's parameters
  * @s: an open session
  *
+ * A server already holding a client (pp_session_accept()) goes straight to
+ * the HELLO exchange.
+ *
  * Return: 0 or an errno, with @s->err set (and the peer told when it is
- * connected).
+ * connected); ECANCELED when SIGINT or SIGTERM came (pp_signal.h).
  */
 int pp_session_connect(struct pp_session *s);
+
+/**
+ * pp_session_listen() - server: open the listening socket, once
+ * @s: an open session
+ *
+ * Return: 0 (also when already listening); EADDRINUSE, EADDRNOTAVAIL or
+ * another errno of pp_sock_listen(), with @s->err set.
+ */
+int pp_session_listen(struct pp_session *s);
+
+/**
+ * pp_session_accept() - server: listen if not yet, and wait for the next
+ * client, for ever
+ * @s: an open session without a client
+ *
+ * @s->peer_addr names the client ("127.0.0.1:40222") for messages.
+ *
+ * Return: 0; ECANCELED (SIGINT or SIGTERM: "interrupted by SIGINT while
+ * waiting for a client"); another errno of listen or accept, with @s->err
+ * set.
+ */
+int pp_session_accept(struct pp_session *s);
+
+/**
+ * pp_session_end_client() - server: release what belongs to one client
+ * (connection, resources, QPs, result, error) and keep the device and the
+ * listening socket for the next one
+ * @s: a session in any state after pp_session_open() was called
+ */
+void pp_session_end_client(struct pp_session *s);
 
 /**
  * pp_session_setup() - create the resources, exchange addresses, bring the
@@ -132,7 +165,8 @@ void pp_session_print_error(const struct pp_session *s, FILE *f);
  * pp_exit_status() - the exit status for a step's return value
  * @ret: 0 or an errno from a pp_session_*() step
  *
- * Return: PP_EXIT_OK, PP_EXIT_DATA (EILSEQ) or PP_EXIT_FAIL.
+ * Return: PP_EXIT_OK, PP_EXIT_DATA (EILSEQ), PP_EXIT_INTR (ECANCELED: a
+ * signal stopped it) or PP_EXIT_FAIL.
  */
 int pp_exit_status(int ret);
 

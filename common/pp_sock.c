@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pp_signal.h"
 #include "pp_sock.h"
 #include "pp_time.h"
 
@@ -43,7 +44,8 @@ static int ms_left(int64_t deadline)
 /*
  * Wait until @fd reports @events or @deadline passes.
  * Return: 0 (ready, or an error condition the next call will report);
- * ETIMEDOUT; another errno from poll().
+ * ETIMEDOUT; ECANCELED (SIGINT or SIGTERM, pp_signal.h); another errno from
+ * poll().
  */
 static int wait_fd(int fd, short events, int64_t deadline)
 {
@@ -51,6 +53,12 @@ static int wait_fd(int fd, short events, int64_t deadline)
 	int ms, n;
 
 	for (;;) {
+		/*
+		 * A signal caught before poll() does not interrupt it: look
+		 * at the flag first.
+		 */
+		if (pp_signal_caught())
+			return ECANCELED;
 		/*
 		 * With the deadline passed, still look once (ms 0): an event
 		 * already there, such as a refused connect, wins over the
@@ -220,6 +228,8 @@ int pp_sock_accept(int lfd, int64_t deadline, int *fd, char *peer,
 		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != ECONNABORTED)
 			return errno;
+		if (pp_signal_caught())
+			return ECANCELED;
 	}
 	set_nodelay(s);
 	if (peer && peer_len &&
@@ -271,7 +281,8 @@ out_close:
 	return rc;
 }
 
-static void sleep_until(int64_t when)
+/* Return: 0, or ECANCELED when a stop signal came (pp_signal.h). */
+static int sleep_until(int64_t when)
 {
 	struct timespec ts = {
 		.tv_sec = when / 1000000000,
@@ -279,8 +290,11 @@ static void sleep_until(int64_t when)
 	};
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
+	       EINTR) {
+		if (pp_signal_caught())
+			return ECANCELED;
+	}
+	return 0;
 }
 
 int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
@@ -317,7 +331,7 @@ int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
 		rc = ECONNREFUSED;
 		for (ai = res; ai; ai = ai->ai_next) {
 			rc = connect_one(ai, deadline, fd);
-			if (!rc || rc == ETIMEDOUT)
+			if (!rc || rc == ETIMEDOUT || rc == ECANCELED)
 				goto out_free;
 			if (rc == ECONNREFUSED)
 				refused = true;
@@ -329,7 +343,9 @@ int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
 		next = pp_now_ns() + PP_RETRY_NS;
 		if (deadline != INT64_MAX && next >= deadline)
 			break;
-		sleep_until(next);
+		rc = sleep_until(next);
+		if (rc)
+			goto out_free;
 	}
 
 out_free:
@@ -344,6 +360,9 @@ out_free:
 			err,
 			"connecting to %s timed out (is the host reachable? raise -T/--timeout)",
 			where);
+	else if (rc == ECANCELED)
+		pp_err_set(err, "interrupted by %s while connecting to %s",
+			   pp_signal_name(pp_signal_caught()), where);
 	else if (rc)
 		pp_err_set(err, "connecting to %s failed: %s", where,
 			   strerror(rc));
@@ -363,8 +382,11 @@ int pp_sock_write_all(int fd, const void *buf, size_t len, int64_t deadline)
 			len -= (size_t)n;
 			continue;
 		}
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
+			if (pp_signal_caught())
+				return ECANCELED;
 			continue;
+		}
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 			return errno;
 		rc = wait_fd(fd, POLLOUT, deadline);
@@ -389,8 +411,11 @@ int pp_sock_read_all(int fd, void *buf, size_t len, int64_t deadline)
 		}
 		if (n == 0)
 			return ECONNRESET;
-		if (errno == EINTR)
+		if (errno == EINTR) {
+			if (pp_signal_caught())
+				return ECANCELED;
 			continue;
+		}
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return errno;
 		rc = wait_fd(fd, POLLIN, deadline);

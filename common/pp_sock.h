@@ -5,7 +5,9 @@
  *
  * Every descriptor made here is non-blocking and close-on-exec; every wait is
  * a poll() bounded by an absolute deadline from pp_deadline().  EINTR is
- * retried; a short read or EOF is an error, never a partial success.
+ * retried, unless SIGINT or SIGTERM was caught (pp_signal.h): then every wait
+ * returns ECANCELED.  A short read or EOF is an error, never a partial
+ * success.
  */
 #ifndef PP_SOCK_H
 #define PP_SOCK_H
@@ -39,7 +41,8 @@ int pp_sock_listen(const char *bind_addr, uint32_t port, int *fd,
  * @peer: the client's numeric address, for messages (may be NULL)
  * @peer_len: room in @peer
  *
- * Return: 0; ETIMEDOUT; another errno from accept().
+ * Return: 0; ETIMEDOUT; ECANCELED (a stop signal, pp_signal.h); another
+ * errno from accept().
  */
 int pp_sock_accept(int lfd, int64_t deadline, int *fd, char *peer,
 		   size_t peer_len);
@@ -54,7 +57,8 @@ int pp_sock_accept(int lfd, int64_t deadline, int *fd, char *peer,
  * @err: one line naming the host and port and what to try
  *
  * Return: 0; EADDRNOTAVAIL (@host does not resolve); ECONNREFUSED (nobody
- * listening by the deadline); ETIMEDOUT; another errno from connect().
+ * listening by the deadline); ETIMEDOUT; ECANCELED (a stop signal,
+ * pp_signal.h); another errno from connect().
  */
 int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
 		    struct pp_err *err);
@@ -66,7 +70,8 @@ int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
  * @len: bytes
  * @deadline: absolute
  *
- * Return: 0; ETIMEDOUT; EPIPE or ECONNRESET (peer gone; never SIGPIPE).
+ * Return: 0; ETIMEDOUT; EPIPE or ECONNRESET (peer gone; never SIGPIPE);
+ * ECANCELED (a stop signal, pp_signal.h).
  */
 int pp_sock_write_all(int fd, const void *buf, size_t len, int64_t deadline);
 
@@ -77,7 +82,8 @@ int pp_sock_write_all(int fd, const void *buf, size_t len, int64_t deadline);
  * @len: bytes
  * @deadline: absolute
  *
- * Return: 0; ETIMEDOUT; ECONNRESET (EOF or reset before @len bytes).
+ * Return: 0; ETIMEDOUT; ECONNRESET (EOF or reset before @len bytes);
+ * ECANCELED (a stop signal, pp_signal.h).
  */
 int pp_sock_read_all(int fd, void *buf, size_t len, int64_t deadline);
 

@@ -99,6 +99,26 @@ pp_wait() {
 	return "$status"
 }
 
+# pp_wait_line REGEX FILE [SECONDS]: wait (default at most 20 s) until a
+# line of FILE matches REGEX; bash builtins only, so that it notices within
+# about 10 ms.
+pp_wait_line() {
+	local i line
+	for ((i = 0; i < ${3:-20} * 100; i++)); do
+		while IFS= read -r line; do
+			[[ $line =~ $1 ]] && return 0
+		done <"$2"
+		sleep 0.01
+	done
+	return 1
+}
+
+# pp_now_ms: the wall clock in milliseconds.
+pp_now_ms() {
+	local t=${EPOCHREALTIME/./}
+	echo $((t / 1000))
+}
+
 pp_fail() {
 	echo "FAIL: $*"
 	pp_failed=1

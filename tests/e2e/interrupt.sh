@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# interrupt.sh: SIGINT and SIGTERM end a run cleanly (docs/robustness.md).
+#
+# A signal to one side in the middle of a long run: that side must print
+# the partial result (the stock lines for the iterations completed), one
+# line "interrupted by SIGINT at iteration N of M", and exit 130; its peer
+# must be told and exit 1 with "client: interrupted by ..." (or "server:
+# ...").  Both must end well within -T (10 s): the signal, not a timeout,
+# ends the run.  Then a server still waiting for its client gets SIGINT:
+# exit 130, "interrupted by SIGINT while waiting for a client".
+set -euo pipefail
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+pp_need_device
+bin=$(pp_bin rc_pingpong)
+port=$PP_PORT
+timeout_s=10
+
+# sig_case NAME SIGNAL VICTIM [OPTIONS...]: VICTIM is client or server.
+sig_case() {
+	local name=$1 sig=$2 victim=$3 slog=$PP_LOGS/server.$1
+	local clog=$PP_LOGS/client.$1 spid cpid sst=0 cst=0 t0 ms
+	local vlog plog vst pst peer
+	shift 3
+	echo "=== $name: SIG$sig to the $victim"
+	port=$((port + 1))
+	pp_server server "$slog" "$bin" -d "$PP_DEV" -p "$port" -T "$timeout_s" "$@"
+	spid=$pp_pid
+	pp_wait_port "$port" "$spid" || pp_fail "$name: the server is not listening"
+	pp_server client "$clog" "$bin" -d "$PP_DEV" -p "$port" \
+		"${pp_gid_opt[@]}" -n 100000000 -T "$timeout_s" "$@" "$PP_HOST"
+	cpid=$pp_pid
+	pp_wait_line '^  remote address' "$clog" ||
+		pp_fail "$name: the run did not start"
+	sleep 0.5
+	t0=$(pp_now_ms)
+	if [[ $victim == client ]]; then
+		kill -"$sig" "$(pgrep -P "$cpid")"
+	else
+		kill -"$sig" "$(pgrep -P "$spid")"
+	fi
+	pp_wait "$cpid" || cst=$?
+	pp_wait "$spid" || sst=$?
+	ms=$(($(pp_now_ms) - t0))
+	echo "--- server output"
+	cat "$slog"
+	echo "--- client output"
+	cat "$clog"
+	if [[ $victim == client ]]; then
+		vlog=$clog vst=$cst plog=$slog pst=$sst peer=server
+	else
+		vlog=$slog vst=$sst plog=$clog pst=$cst peer=client
+	fi
+	pp_expect_status "$vst" 130 "$name: the $victim"
+	pp_expect_status "$pst" 1 "$name: the $peer"
+	pp_expect_grep "^rc_pingpong: interrupted by SIG$sig at iteration [0-9]+ of 100000000\$" \
+		"$vlog" "$name: the $victim says it was interrupted"
+	pp_expect_grep '^[0-9]+ iters in [0-9.]+ seconds = ' "$vlog" \
+		"$name: the $victim prints the partial result"
+	pp_expect_grep '^latency usec: n [0-9]+ ' "$vlog" \
+		"$name: the $victim prints the latency summary"
+	pp_expect_grep "^rc_pingpong: $victim: interrupted by SIG$sig at iteration [0-9]+ of 100000000\$" \
+		"$plog" "$name: the $peer is told"
+	if ((ms < timeout_s * 1000)); then
+		echo "ok: $name: both ended $ms ms after the signal"
+	else
+		pp_fail "$name: the run ended $ms ms after the signal (-T $timeout_s)"
+	fi
+}
+
+sig_case client.poll INT client
+sig_case server.event INT server -e
+sig_case client.event.term TERM client -e
+
+echo "=== a server waiting for its client"
+port=$((port + 1))
+slog=$PP_LOGS/server.waiting
+sst=0
+pp_server server "$slog" "$bin" -d "$PP_DEV" -p "$port"
+pp_wait_port "$port" "$pp_pid" || pp_fail "waiting: the server is not listening"
+kill -INT "$(pgrep -P "$pp_pid")"
+pp_wait "$pp_pid" || sst=$?
+cat "$slog"
+pp_expect_status "$sst" 130 "waiting: server"
+pp_expect_grep '^rc_pingpong: interrupted by SIGINT while waiting for a client$' \
+	"$slog" "waiting: the server says so"
+pp_finish
