@@ -13,14 +13,6 @@
 #include "pp_hist.h"
 #include "pp_stats.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a;
-	uint64_t y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The smallest width of 1, 2 or 5 times a power of ten whose bins, starting
  * at @lo rounded down to a multiple of it, cover [@lo, @hi] in at most
@@ -65,13 +57,9 @@ int pp_hist_compute(const uint64_t *ns, size_t n, unsigned int nbins,
 
 	if (!ns || !n || !h || nbins < 1 || nbins > PP_HIST_MAX_BINS)
 		return EINVAL;
-	if (n > SIZE_MAX / sizeof(*v))
-		return ENOMEM;
-	v = malloc(n * sizeof(*v));
+	v = pp_stats_sorted(ns, n);
 	if (!v)
 		return ENOMEM;
-	memcpy(v, ns, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_u64);
 
 	memset(h, 0, sizeof(*h));
 	h->n = n;

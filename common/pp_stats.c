@@ -57,6 +57,22 @@ static double ns_to_us(long double ns)
 	return (double)(ns / 1000.0L);
 }
 
+uint64_t *pp_stats_sorted(const uint64_t *ns, size_t n)
+{
+	uint64_t *v;
+
+	if (n > SIZE_MAX / sizeof(*v)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return NULL;
+	memcpy(v, ns, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v;
+}
+
 int pp_stats_compute(const uint64_t *ns, size_t n, struct pp_stats *s)
 {
 	long double sum = 0.0L, mean, dev, sq = 0.0L, median;
@@ -65,13 +81,9 @@ int pp_stats_compute(const uint64_t *ns, size_t n, struct pp_stats *s)
 
 	if (!ns || !n || !s)
 		return EINVAL;
-	if (n > SIZE_MAX / sizeof(*v))
-		return ENOMEM;
-	v = malloc(n * sizeof(*v));
+	v = pp_stats_sorted(ns, n);
 	if (!v)
 		return ENOMEM;
-	memcpy(v, ns, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_u64);
 
 	/*
 	 * Two passes in long double (64-bit mantissa on x86): a thousand

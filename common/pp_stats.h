@@ -37,6 +37,15 @@ struct pp_stats {
 int pp_stats_compute(const uint64_t *ns, size_t n, struct pp_stats *s);
 
 /**
+ * pp_stats_sorted() - an ascending copy of @n samples
+ * @ns: the samples (not modified)
+ * @n: how many, at least 1
+ *
+ * Return: the copy, to be freed by the caller, or NULL with errno ENOMEM.
+ */
+uint64_t *pp_stats_sorted(const uint64_t *ns, size_t n);
+
+/**
  * pp_percentile() - nearest-rank percentile of sorted samples
  * @sorted: ascending samples
  * @n: how many, at least 1
