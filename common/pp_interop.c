@@ -377,21 +377,12 @@ static int tcp_connect(struct interop *x)
 {
 	struct pp_session *s = &x->s;
 	struct pp_opts *o = s->o;
-	int ret;
 
 	if (!s->conn.is_server)
 		return pp_sock_connect(o->host, o->port,
 				       pp_deadline((int)o->timeout_ms),
 				       &s->conn.fd, &s->err);
-	ret = pp_sock_listen(o->bind_addr, o->port, &s->lfd, &s->err);
-	if (ret)
-		return ret;
-	ret = pp_sock_accept(s->lfd, INT64_MAX, &s->conn.fd, s->peer_addr,
-			     sizeof(s->peer_addr));
-	if (ret)
-		pp_err_set(&s->err, "accept on TCP port %u failed: %s", o->port,
-			   strerror(ret));
-	return ret;
+	return pp_session_accept(s);
 }
 
 /*
