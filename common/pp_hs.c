@@ -60,13 +60,24 @@ static const char *on_off(bool on)
 void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 		    int gid_index, uint8_t gid_type, struct pp_hello *h)
 {
+	uint64_t size = o->size, iters = o->iters;
+
+	if (o->sweep && !(o->set & (1u << PP_OPT_SIZE)))
+		size = o->transport == PP_TR_UD ? 4096 : PP_SWEEP_TOP;
+	if (o->duration_s) {
+		iters = (uint64_t)o->duration_s * PP_DURATION_RATE;
+		if (iters > PP_MAX_ITERS)
+			iters = PP_MAX_ITERS;
+	}
 	*h = (struct pp_hello){
 		.tool = (uint8_t)o->tool,
 		.transport = (uint8_t)o->transport,
-		.flags = o->validate ? PP_F_VALIDATE : 0,
+		.flags = (uint16_t)((o->validate ? PP_F_VALIDATE : 0) |
+				    (o->sweep ? PP_F_SWEEP : 0) |
+				    (o->no_inline ? PP_F_NO_INLINE : 0)),
 		.mtu = o->mtu,
-		.size = o->size,
-		.iters = o->iters,
+		.size = size,
+		.iters = iters,
 		.rx_depth = o->rx_depth,
 		.num_qps = o->num_qps,
 		.sl = (uint8_t)o->sl,
@@ -75,7 +86,27 @@ void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 		.gid_index = gid_index < 0 ? PP_GID_INDEX_NONE :
 					     (uint16_t)gid_index,
 		.gid_type = gid_type,
+		.warmup = o->warmup,
+		.duration_s = o->duration_s,
 	};
+}
+
+size_t pp_sweep_sizes(const struct pp_hello *h, uint64_t *sizes)
+{
+	uint64_t top = h->size, s;
+	size_t n = 0;
+
+	if (!(h->flags & PP_F_SWEEP)) {
+		sizes[0] = h->size;
+		return 1;
+	}
+	if (h->transport == PP_TR_UD && h->mtu && top > h->mtu)
+		top = h->mtu;
+	for (s = 1; s <= top && n < PP_SWEEP_MAX; s *= 2)
+		sizes[n++] = s;
+	if (sizes[n - 1] != top && n < PP_SWEEP_MAX)
+		sizes[n++] = top;
+	return n;
 }
 
 /* Receives of SRQ and XRC runs are posted to shared receive queues. */
@@ -147,7 +178,9 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 		return EINVAL;
 	}
 	mtu = h->mtu ? h->mtu : caps->active_mtu;
-	if (h->transport == PP_TR_UD && mtu && h->size > mtu) {
+	/* a UD sweep stops at the MTU (pp_sweep_sizes()) */
+	if (h->transport == PP_TR_UD && mtu && h->size > mtu &&
+	    !(h->flags & PP_F_SWEEP)) {
 		pp_err_set(
 			err,
 			"size: %llu is larger than the MTU %u (UD messages must fit in one MTU; use -s %u or less)",
@@ -176,6 +209,36 @@ static bool tool_has_transport(unsigned int tool, unsigned int tr)
 static bool is_set(const struct pp_opts *o, enum pp_opt_id id)
 {
 	return o->set & (1u << id);
+}
+
+/* The measurement options (issue 6), as check_explicit(). */
+static int check_explicit_measure(const struct pp_opts *srv,
+				  const struct pp_hello *cl, struct pp_err *err)
+{
+	bool cl_sweep = cl->flags & PP_F_SWEEP;
+	bool cl_no_inline = cl->flags & PP_F_NO_INLINE;
+
+	if (is_set(srv, PP_OPT_WARMUP) && cl->warmup != srv->warmup) {
+		pp_err_set(err, "warm-up: client %u, server %u", cl->warmup,
+			   srv->warmup);
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_DURATION) && cl->duration_s != srv->duration_s) {
+		pp_err_set(err, "duration: client %u s, server %u s",
+			   cl->duration_s, srv->duration_s);
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_SWEEP) && cl_sweep != srv->sweep) {
+		pp_err_set(err, "size sweep (-a): client %s, server %s",
+			   on_off(cl_sweep), on_off(srv->sweep));
+		return EINVAL;
+	}
+	if (is_set(srv, PP_OPT_NO_INLINE) && cl_no_inline != srv->no_inline) {
+		pp_err_set(err, "inline sends: client %s, server %s",
+			   on_off(!cl_no_inline), on_off(!srv->no_inline));
+		return EINVAL;
+	}
+	return 0;
 }
 
 /* An option the server set explicitly must equal the client's. */
@@ -230,7 +293,7 @@ static int check_explicit(const struct pp_opts *srv, const struct pp_hello *cl,
 			   on_off(cl_validate), on_off(srv->validate));
 		return EINVAL;
 	}
-	return 0;
+	return check_explicit_measure(srv, cl, err);
 }
 
 int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
@@ -483,7 +546,11 @@ static const char *answer_differs(const struct pp_hello *asked,
 	if (ans->transport != asked->transport)
 		return "transport";
 	if (ans->flags != asked->flags)
-		return "data validation";
+		return "flags (-c, -a, --no-inline)";
+	if (ans->warmup != asked->warmup)
+		return "warm-up";
+	if (ans->duration_s != asked->duration_s)
+		return "duration";
 	if (ans->size != asked->size)
 		return "size";
 	if (ans->iters != asked->iters)

@@ -24,6 +24,7 @@
 #define PP_HS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pp_dev.h"
@@ -58,6 +59,22 @@ const char *pp_peer_name(const struct pp_conn *c);
  */
 void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 		    int gid_index, uint8_t gid_type, struct pp_hello *h);
+
+#define PP_SWEEP_MAX 33 /* sizes of a sweep, at most: 1 ... 2^31, and a top */
+
+/**
+ * pp_sweep_sizes() - the message sizes of a run, in the order run
+ * @h: the agreed parameters
+ * @sizes: room for PP_SWEEP_MAX sizes
+ *
+ * Without PP_F_SWEEP: @h->size alone.  With it: 1, 2, 4, ... up to
+ * @h->size, and @h->size itself last when it is not a power of two; on UD
+ * the sweep stops at the path MTU (@h->mtu).  A pure function: both sides
+ * compute the same list from the same HELLO.
+ *
+ * Return: the number of sizes, at least 1.
+ */
+size_t pp_sweep_sizes(const struct pp_hello *h, uint64_t *sizes);
 
 /**
  * pp_hello_check() - can the port @caps run what @h asks for?

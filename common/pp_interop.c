@@ -393,23 +393,12 @@ static int setup(struct interop *x)
 {
 	struct pp_session *s = &x->s;
 	struct pp_opts *o = s->o;
-	struct pp_res_attr ra = {
-		.transport = o->transport,
-		.num_qps = o->num_qps,
-		.size = o->size,
-		.rx_depth = o->rx_depth,
-		.max_cqe = s->caps.max_cqe,
-		.ib_port = s->caps.ib_port,
-		.use_event = o->use_event,
-		.use_grh = s->gid_index >= 0,
-		.gid_index = s->gid_index,
-		.xrcd_path = o->xrcd_path,
-		.plain_send = true,
-		.trace = &s->trace,
-	};
+	struct pp_res_attr ra;
 	bool xrc = o->transport == PP_TR_XRC;
 	int ret;
 
+	pp_session_res_attr(s, &ra); /* s->agreed: our own options */
+	ra.plain_send = true;
 	s->res = pp_res_create(s->ctx, &ra, s->gid, s->caps.lid, &s->err);
 	if (!s->res)
 		return errno;
@@ -476,7 +465,8 @@ static int run(struct interop *x)
 	int ret;
 
 	x->data_phase = true;
-	ret = pp_run(s->res, &none, &rc, &s->result, &s->err);
+	ret = pp_run(s->res, &none, &rc, &s->results[0], &s->err);
+	s->nresults = 1;
 	if (ret)
 		return ret;
 	x->data_phase = false;
@@ -485,10 +475,10 @@ static int run(struct interop *x)
 		if (ret)
 			return ret;
 	}
-	if (s->result.completed < o->iters) {
+	if (s->results[0].completed < o->iters) {
 		pp_err_set(&s->err,
 			   "the run ended after %llu of %llu iterations",
-			   (unsigned long long)s->result.completed,
+			   (unsigned long long)s->results[0].completed,
 			   (unsigned long long)o->iters);
 		return EPROTO;
 	}
@@ -541,7 +531,7 @@ int pp_interop_main(struct pp_opts *o, FILE *out, FILE *errf)
 		fflush(out);
 		ret = run(&x);
 	}
-	if (s->result.completed)
+	if (s->results[0].completed)
 		pp_session_print_result(s, out);
 	if (ret && x.data_phase)
 		fprintf(errf,

@@ -8,40 +8,72 @@
 #include <string.h>
 
 #include "pp_interop.h"
+#include "pp_json.h"
 #include "pp_main.h"
 #include "pp_session.h"
 #include "pp_signal.h"
 #include "pp_show.h"
 
-/* A persistent server names the client a line is about. */
-static void print_error(const struct pp_session *s)
+/* The error line as printed after "prog: ", for stderr and --json. */
+static const char *error_line(const struct pp_session *s, char *buf, size_t len)
 {
-	if (s->o->persistent && s->peer_addr[0])
-		fprintf(stderr, "%s: client %s: %s\n", s->o->prog, s->peer_addr,
-			s->err.msg);
+	if (s->o->persistent && !s->o->host && s->peer_addr[0])
+		snprintf(buf, len, "client %s: %s", s->peer_addr, s->err.msg);
+	else if (s->err.remote)
+		snprintf(buf, len, "%s: %s", pp_peer_name(&s->conn),
+			 s->err.msg);
 	else
-		pp_session_print_error(s, stderr);
+		snprintf(buf, len, "%s", s->err.msg);
+	return buf;
+}
+
+/*
+ * The end of a run, good or bad: --samples, the error line on stderr, and
+ * with --json the document.  Return: @ret, or the error of --samples.
+ */
+static int finish(struct pp_session *s, int ret)
+{
+	char line[sizeof(s->err.msg) + 96];
+	int wret;
+
+	if (s->o->samples_path && s->nresults) {
+		wret = pp_session_write_samples(s);
+		if (wret && !ret) {
+			s->err.remote = false;
+			ret = wret;
+		}
+	}
+	if (ret)
+		fprintf(stderr, "%s: %s\n", s->o->prog,
+			error_line(s, line, sizeof(line)));
+	if (s->o->json)
+		pp_session_write_json(s, stdout, pp_exit_status(ret),
+				      ret ? error_line(s, line, sizeof(line)) :
+					    NULL);
+	fflush(stdout);
+	return ret;
 }
 
 /* One run with one peer: connect, set up, run; print what there is. */
 static int run_one(struct pp_session *s)
 {
+	FILE *text = s->o->json ? NULL : stdout;
 	int ret;
 
+	s->progress = text;
 	ret = pp_session_connect(s);
 	if (!ret)
 		ret = pp_session_setup(s);
 	if (!ret) {
-		pp_session_print_addrs(s, stdout);
-		fflush(stdout); /* a log shows the run has started */
+		if (text) {
+			pp_session_print_addrs(s, text);
+			fflush(text); /* a log shows the run has started */
+		}
 		ret = pp_session_run(s);
 	}
-	if (s->result.completed)
-		pp_session_print_result(s, stdout);
-	fflush(stdout);
-	if (ret)
-		print_error(s);
-	return ret;
+	if (text)
+		pp_session_print_result(s, text);
+	return finish(s, ret);
 }
 
 /*
@@ -62,7 +94,7 @@ static int serve(struct pp_session *s)
 			break;
 		}
 		if (ret) {
-			print_error(s);
+			finish(s, ret);
 			return ret;
 		}
 		ret = run_one(s);
@@ -72,9 +104,34 @@ static int serve(struct pp_session *s)
 		if (ret == ECANCELED)
 			break;
 	}
-	printf("stopped by %s after %lu clients (%lu failed)\n",
-	       pp_signal_name(pp_signal_caught()), served, failed);
+	fprintf(s->o->json ? stderr : stdout,
+		"stopped by %s after %lu clients (%lu failed)\n",
+		pp_signal_name(pp_signal_caught()), served, failed);
 	return ret;
+}
+
+/* --show-gids, as text or (--json) as one document. */
+static int show_gids(const struct pp_opts *o, struct pp_err *err)
+{
+	unsigned int port = (o->set & (1u << PP_OPT_IB_PORT)) ? o->ib_port : 0;
+	struct pp_json j;
+	int ret, wret;
+
+	if (!o->json) {
+		ret = pp_show_gids(stdout, o->ib_devname, port, err);
+	} else {
+		pp_json_init(&j, stdout, false);
+		ret = pp_show_gids_json(&j, o->ib_devname, port, err);
+		wret = pp_json_finish(&j);
+		if (!ret && wret) {
+			ret = wret;
+			pp_err_set(err, "writing JSON failed: %s",
+				   strerror(ret));
+		}
+	}
+	if (ret)
+		fprintf(stderr, "%s: %s\n", o->prog, err->msg);
+	return ret ? PP_EXIT_FAIL : PP_EXIT_OK;
 }
 
 int pp_tool_main(enum pp_tool tool, int argc, char **argv)
@@ -93,15 +150,8 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 		pp_opts_usage(stdout, tool, o.prog);
 		return PP_EXIT_OK;
 	}
-	if (o.show_gids) {
-		ret = pp_show_gids(
-			stdout, o.ib_devname,
-			(o.set & (1u << PP_OPT_IB_PORT)) ? o.ib_port : 0,
-			&s.err);
-		if (ret)
-			fprintf(stderr, "%s: %s\n", o.prog, s.err.msg);
-		return ret ? PP_EXIT_FAIL : PP_EXIT_OK;
-	}
+	if (o.show_gids)
+		return show_gids(&o, &s.err);
 
 	ret = pp_signal_install();
 	if (ret) {
@@ -113,7 +163,7 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 		return pp_interop_main(&o, stdout, stderr);
 	ret = pp_session_open(&s, &o);
 	if (ret)
-		pp_session_print_error(&s, stderr);
+		finish(&s, ret);
 	else if (o.persistent && !o.host)
 		ret = serve(&s);
 	else

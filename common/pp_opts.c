@@ -168,6 +168,65 @@ static const struct opt_def opt_table[] = {
 		.help = "fill and check the data of every message",
 	},
 	{
+		.id = PP_OPT_WARMUP,
+		.name = "warmup",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 0,
+		.max = PP_MAX_WARMUP,
+		.help = "exchanges run first and left out of every figure",
+	},
+	{
+		.id = PP_OPT_DURATION,
+		.name = "duration",
+		.letter = 'D',
+		.arg = "SEC",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = PP_MAX_DURATION_S,
+		.help = "run for this many seconds (per size) instead of -n exchanges",
+		.unset = "off: -n exchanges",
+	},
+	{
+		.id = PP_OPT_SWEEP,
+		.name = "all",
+		.letter = 'a',
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "sweep sizes 1, 2, 4, ... up to -s (without -s: 8 MiB; ud: the path MTU)",
+	},
+	{
+		.id = PP_OPT_JSON,
+		.name = "json",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "write one JSON document on stdout instead of text (docs/measurement.md)",
+	},
+	{
+		.id = PP_OPT_HISTOGRAM,
+		.name = "histogram",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "print a histogram of the round trips",
+	},
+	{
+		.id = PP_OPT_SAMPLES,
+		.name = "samples",
+		.arg = "FILE",
+		.kind = OPT_STR,
+		.tools = TOOLS_ALL,
+		.help = "write every round trip to FILE (size,iteration,rtt_ns lines)",
+	},
+	{
+		.id = PP_OPT_NO_INLINE,
+		.name = "no-inline",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "never send inline (both sides; default: inline when the device can)",
+	},
+	{
 		.id = PP_OPT_NUM_QPS,
 		.name = "num-qp",
 		.letter = 'q',
@@ -360,6 +419,12 @@ static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 	case PP_OPT_TIMEOUT:
 		*v = o->timeout_ms / 1000;
 		return true;
+	case PP_OPT_WARMUP:
+		*v = o->warmup;
+		return true;
+	case PP_OPT_DURATION:
+		*v = o->duration_s;
+		return o->duration_s != 0;
 	default:
 		return false;
 	}
@@ -399,6 +464,12 @@ static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 	case PP_OPT_TIMEOUT:
 		o->timeout_ms = (uint32_t)v * 1000;
 		break;
+	case PP_OPT_WARMUP:
+		o->warmup = (uint32_t)v;
+		break;
+	case PP_OPT_DURATION:
+		o->duration_s = (uint32_t)v;
+		break;
 	default:
 		break;
 	}
@@ -428,6 +499,18 @@ static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 	case PP_OPT_PERSISTENT:
 		o->persistent = true;
 		break;
+	case PP_OPT_SWEEP:
+		o->sweep = true;
+		break;
+	case PP_OPT_JSON:
+		o->json = true;
+		break;
+	case PP_OPT_HISTOGRAM:
+		o->histogram = true;
+		break;
+	case PP_OPT_NO_INLINE:
+		o->no_inline = true;
+		break;
 	case PP_OPT_HELP:
 		o->help = true;
 		break;
@@ -453,15 +536,19 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 				err,
 				"invalid value '' for %s: expected a non-empty %s",
 				opt_label(d, label, sizeof(label)),
-				d->id == PP_OPT_BIND	   ? "address" :
-				d->id == PP_OPT_XRC_DOMAIN ? "file name" :
-							     "name");
+				d->id == PP_OPT_BIND ? "address" :
+				d->id == PP_OPT_XRC_DOMAIN ||
+						d->id == PP_OPT_SAMPLES ?
+						       "file name" :
+						       "name");
 			return EINVAL;
 		}
 		if (d->id == PP_OPT_BIND)
 			o->bind_addr = arg;
 		else if (d->id == PP_OPT_XRC_DOMAIN)
 			o->xrcd_path = arg;
+		else if (d->id == PP_OPT_SAMPLES)
+			o->samples_path = arg;
 		else
 			o->ib_devname = arg;
 		break;
@@ -593,8 +680,39 @@ static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
 	}
 }
 
+/* Options of ours that the stock wire format cannot carry. */
+static const enum pp_opt_id not_stock[] = {
+	PP_OPT_WARMUP, PP_OPT_SWEEP,	 PP_OPT_DURATION,
+	PP_OPT_JSON,   PP_OPT_HISTOGRAM, PP_OPT_SAMPLES,
+};
+
 static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 {
+	char label[32];
+	size_t i;
+
+	if ((o->set & (1u << PP_OPT_ITERS)) &&
+	    (o->set & (1u << PP_OPT_DURATION))) {
+		pp_err_set(
+			err,
+			"-n/--iters and -D/--duration both given: give one (-D runs for a time, -n a number of exchanges)");
+		return EINVAL;
+	}
+	for (i = 0;
+	     o->rdma_core && i < sizeof(not_stock) / sizeof(not_stock[0]);
+	     i++) {
+		const struct opt_def *d = &opt_table[0];
+
+		if (!(o->set & (1u << not_stock[i])))
+			continue;
+		while (d->id != not_stock[i])
+			d++;
+		pp_err_set(
+			err,
+			"%s is not available with --rdma-core: the stock tools cannot agree on it (drop one of the two)",
+			opt_label(d, label, sizeof(label)));
+		return EINVAL;
+	}
 	if (o->tool == PP_TOOL_SRQ && o->rx_depth < o->num_qps) {
 		pp_err_set(err,
 			   "-r/--rx-depth %" PRIu32

@@ -57,6 +57,13 @@ enum pp_opt_id {
 	PP_OPT_TRACE,	   /* --trace */
 	PP_OPT_RDMA_CORE,  /* --rdma-core: the stock tools' wire format */
 	PP_OPT_PERSISTENT, /* --persistent: a server that keeps serving */
+	PP_OPT_WARMUP,	   /* --warmup */
+	PP_OPT_SWEEP,	   /* -a, --all: every size up to -s */
+	PP_OPT_DURATION,   /* -D, --duration */
+	PP_OPT_JSON,	   /* --json */
+	PP_OPT_HISTOGRAM,  /* --histogram */
+	PP_OPT_SAMPLES,	   /* --samples FILE */
+	PP_OPT_NO_INLINE,  /* --no-inline */
 	PP_OPT_COUNT
 };
 
@@ -69,6 +76,11 @@ enum pp_opt_id {
 #define PP_MAX_SL 15U
 #define PP_MAX_GID_IDX 255U
 #define PP_MAX_TIMEOUT_S 3600U
+#define PP_MAX_WARMUP 1000000U
+#define PP_MAX_DURATION_S 3600U
+/* -D: room for this many samples per second (one round trip >= 1 us) */
+#define PP_DURATION_RATE 1000000ULL
+#define PP_SWEEP_TOP (8ULL << 20) /* -a without -s: up to 8 MiB */
 
 /* XRC: the domain file without --xrc-domain (%u: uid), and as --help shows */
 #define PP_XRCD_PATH_FMT "/tmp/xrc_pingpong.%u.domain"
@@ -99,7 +111,14 @@ struct pp_opts {
 	bool trace;	     /* --trace: every step on stderr */
 	bool rdma_core;	     /* --rdma-core: talk to ibv_*_pingpong */
 	bool persistent;     /* --persistent: serve clients until stopped */
-	uint32_t set;	     /* bit (1u << enum pp_opt_id): given explicitly */
+	uint32_t warmup;     /* --warmup: iterations not measured */
+	bool sweep;	     /* -a: sizes 1, 2, 4, ... up to size */
+	uint32_t duration_s; /* -D: seconds per size instead of -n; 0: -n */
+	bool json;	     /* --json: one JSON document on stdout */
+	bool histogram;	     /* --histogram: print a histogram */
+	const char *samples_path; /* --samples: raw samples to this file */
+	bool no_inline;		  /* --no-inline: never send inline */
+	uint32_t set; /* bit (1u << enum pp_opt_id): given explicitly */
 };
 
 /**

@@ -82,3 +82,32 @@ void pp_report_stats(FILE *f, const struct pp_stats *s, uint64_t size,
 		s->p999, s->max);
 	fprintf(f, "rate: %.2f Mbit/sec, %.0f msg/sec\n", mbps, msgs);
 }
+
+void pp_report_sweep_header(FILE *f)
+{
+	fprintf(f, "%10s %10s %11s %10s %10s %10s %10s %10s %10s %11s %6s\n",
+		"bytes", "iters", "usec/iter", "min", "median", "mean", "stdev",
+		"p99", "max", "Mbit/sec", "lost");
+}
+
+void pp_report_sweep_line(FILE *f, uint64_t size, const struct pp_stats *s,
+			  uint64_t iters, uint64_t lost, double seconds)
+{
+	double mbps = 0.0, usec_iter = 0.0;
+
+	if (good_seconds(seconds)) {
+		mbps = 2.0 * (double)size * (double)iters * 8.0 /
+		       (seconds * 1e6);
+		if (iters)
+			usec_iter = seconds * 1e6 / (double)iters;
+	}
+	fprintf(f, "%10llu %10llu %11.3f ", (unsigned long long)size,
+		(unsigned long long)iters, usec_iter);
+	if (s)
+		fprintf(f, "%10.3f %10.3f %10.3f %10.3f %10.3f %10.3f ", s->min,
+			s->median, s->mean, s->stdev, s->p99, s->max);
+	else
+		fprintf(f, "%10s %10s %10s %10s %10s %10s ", "-", "-", "-", "-",
+			"-", "-");
+	fprintf(f, "%11.2f %6llu\n", mbps, (unsigned long long)lost);
+}

@@ -50,6 +50,26 @@ void pp_report_stats(FILE *f, const struct pp_stats *s, uint64_t size,
 		     uint64_t iters, double seconds);
 
 /**
+ * pp_report_sweep_header() - the column names of a sweep's table
+ * @f: stream
+ */
+void pp_report_sweep_header(FILE *f);
+
+/**
+ * pp_report_sweep_line() - one size of a sweep: bytes, iterations,
+ * usec/iter, min, median, mean, stdev, p99, max (usec, three decimals),
+ * Mbit/sec and lost iterations
+ * @f: stream
+ * @size: message size
+ * @s: the statistics, or NULL (no samples: the latency columns show "-")
+ * @iters: iterations completed
+ * @lost: iterations lost (UD)
+ * @seconds: wall time of those iterations
+ */
+void pp_report_sweep_line(FILE *f, uint64_t size, const struct pp_stats *s,
+			  uint64_t iters, uint64_t lost, double seconds);
+
+/**
  * pp_format_gid() - the 16 raw GID bytes as IPv6 text
  * @gid: raw bytes
  * @buf: output, at least 46 bytes (INET6_ADDRSTRLEN)

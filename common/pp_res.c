@@ -75,6 +75,21 @@ static int alloc_arrays(struct pp_res *r)
 	return 0;
 }
 
+/*
+ * The inline room to ask for: the largest message up to PP_MAX_INLINE, when
+ * the smallest one fits in it.  A device that cannot do it gets a second
+ * try without (create_qp()).
+ */
+static uint32_t inline_wanted(const struct pp_res *r)
+{
+	uint64_t smallest = r->attr.min_size ? r->attr.min_size : r->attr.size;
+
+	if (r->attr.no_inline || smallest > PP_MAX_INLINE)
+		return 0;
+	return r->attr.size < PP_MAX_INLINE ? (uint32_t)r->attr.size :
+					      PP_MAX_INLINE;
+}
+
 static struct ibv_qp *create_qp(struct pp_res *r)
 {
 	struct ibv_qp_init_attr ia = {
@@ -86,8 +101,7 @@ static struct ibv_qp *create_qp(struct pp_res *r)
 			.max_recv_wr = r->srq ? 0 : r->attr.rx_depth,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
-			.max_inline_data = r->attr.size <= PP_MAX_INLINE ?
-						   (uint32_t)r->attr.size : 0,
+			.max_inline_data = inline_wanted(r),
 		},
 		.qp_type = qp_type(r->attr.transport),
 	};
@@ -99,8 +113,8 @@ static struct ibv_qp *create_qp(struct pp_res *r)
 		ia.cap.max_inline_data = 0;
 		qp = ibv_create_qp(r->pd, &ia);
 	}
-	if (qp && ia.cap.max_inline_data >= r->attr.size)
-		r->send_flags |= IBV_SEND_INLINE;
+	if (qp)
+		r->max_inline = ia.cap.max_inline_data;
 	return qp;
 }
 
@@ -113,8 +127,7 @@ static struct ibv_qp *xrc_create_send_qp(struct pp_res *r)
 		.cap = {
 			.max_send_wr = PP_TX_DEPTH,
 			.max_send_sge = 1,
-			.max_inline_data = r->attr.size <= PP_MAX_INLINE ?
-						   (uint32_t)r->attr.size : 0,
+			.max_inline_data = inline_wanted(r),
 		},
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
 		.pd = r->pd,
@@ -126,8 +139,8 @@ static struct ibv_qp *xrc_create_send_qp(struct pp_res *r)
 		ia.cap.max_inline_data = 0;
 		qp = ibv_create_qp_ex(r->ctx, &ia);
 	}
-	if (qp && ia.cap.max_inline_data >= r->attr.size)
-		r->send_flags |= IBV_SEND_INLINE;
+	if (qp)
+		r->max_inline = ia.cap.max_inline_data;
 	return qp;
 }
 
@@ -426,7 +439,8 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 	pp_trace_step(a->trace, "created %u %s QP%s%s", r->num_qps,
 		      pp_transport_name(a->transport),
 		      r->num_qps > 1 ? "s" : "",
-		      r->send_flags & IBV_SEND_INLINE ? " (inline sends)" : "");
+		      r->max_inline ? " (inline sends)" : "");
+	pp_res_set_size(r, a->size);
 	for (i = 0; i < r->num_qps; i++) {
 		r->local[i] = (struct pp_addr){
 			.lid = lid,
@@ -495,6 +509,14 @@ int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
 	return 0;
 }
 
+void pp_res_set_size(struct pp_res *r, uint64_t size)
+{
+	r->msg_size = (uint32_t)size;
+	r->send_flags = IBV_SEND_SIGNALED;
+	if (size <= r->max_inline)
+		r->send_flags |= IBV_SEND_INLINE;
+}
+
 int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n)
 {
 	struct ibv_sge sge = {
@@ -520,7 +542,7 @@ int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)r->send_buf,
-		.length = (uint32_t)r->attr.size,
+		.length = r->msg_size,
 		.lkey = r->mr->lkey,
 	};
 	struct ibv_send_wr wr = {

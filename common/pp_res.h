@@ -38,7 +38,9 @@
 struct pp_res_attr {
 	enum pp_transport transport;
 	uint32_t num_qps;  /* 1 for RC, UC and UD */
-	uint64_t size;	   /* message size */
+	uint64_t size;	   /* message size (a sweep: the largest) */
+	uint64_t min_size; /* a sweep: the smallest size; 0: size */
+	bool no_inline;	   /* never send inline */
 	uint32_t rx_depth; /* receives posted ahead (per QP, or the SRQ) */
 	uint32_t max_cqe;  /* device limit; 0: not checked */
 	uint8_t ib_port;
@@ -73,6 +75,8 @@ struct pp_res {
 	uint32_t *psn;		/* this side's send PSN per QP */
 	struct pp_addr *local;	/* this side's addresses, for the peer */
 	struct pp_addr *remote; /* the peer's, copied at connect */
+	uint32_t max_inline;	/* inline room of the send QPs (0: none) */
+	uint32_t msg_size;	/* the size sent now (pp_res_set_size()) */
 	uint32_t send_flags; /* IBV_SEND_SIGNALED, plus INLINE when it fits */
 };
 
@@ -110,6 +114,17 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
  */
 int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
 		   const struct pp_addr *remote, struct pp_err *err);
+
+/**
+ * pp_res_set_size() - the size of the messages sent from now on
+ * @r: the resources
+ * @size: 1..@r->attr.size
+ *
+ * Sends are inline when @size fits the QPs' inline room.  pp_res_create()
+ * starts with @r->attr.size; a sweep sets each size in turn.  Receives always
+ * offer room for @r->attr.size.
+ */
+void pp_res_set_size(struct pp_res *r, uint64_t size);
 
 /**
  * pp_res_post_recv() - post @n receives (on QP @qp_index, or on the SRQ)

@@ -158,7 +158,8 @@ static int on_recv_stock(struct run *s, const struct ibv_wc *wc)
 static int on_recv(struct run *s, const struct ibv_wc *wc)
 {
 	uint32_t qi = PP_WRID_QP(wc->wr_id);
-	uint32_t seq;
+	uint32_t want_len = s->r->msg_size + data_off(s);
+	uint32_t seq = ntohl(wc->imm_data);
 	int ret;
 
 	if (!s->cfg->stock && !(wc->wc_flags & IBV_WC_WITH_IMM)) {
@@ -168,22 +169,23 @@ static int on_recv(struct run *s, const struct ibv_wc *wc)
 			wc->qp_num);
 		return EPROTO;
 	}
-	if (wc->byte_len != s->r->recv_len) {
-		pp_err_set(
-			s->err,
-			"a message of %u bytes arrived, expected %u (do both sides use the same -s?)",
-			wc->byte_len - data_off(s),
-			s->r->recv_len - data_off(s));
-		return EPROTO;
-	}
 	ret = pp_res_post_recv(s->r, qi, 1);
 	if (ret) {
 		pp_err_set(s->err, "repost receive failed: %s", strerror(ret));
 		return ret;
 	}
+	/* a late reply to a message counted as lost, maybe of another size */
+	if (!s->cfg->stock && s->lossy && seq < s->want)
+		return 0;
+	if (wc->byte_len != want_len) {
+		pp_err_set(
+			s->err,
+			"a message of %u bytes arrived, expected %u (do both sides use the same -s?)",
+			wc->byte_len - data_off(s), want_len - data_off(s));
+		return EPROTO;
+	}
 	if (s->cfg->stock)
 		return on_recv_stock(s, wc);
-	seq = ntohl(wc->imm_data);
 	if (s->cfg->is_server ? seq >= s->want : seq == s->want) {
 		if (s->got && !s->lossy) {
 			pp_err_set(
@@ -204,8 +206,6 @@ static int on_recv(struct run *s, const struct ibv_wc *wc)
 		}
 		return 0;
 	}
-	if (s->lossy && seq < s->want)
-		return 0; /* a late reply to a message counted as lost */
 	pp_err_set(s->err, "reply %u arrived while %u was expected", seq,
 		   s->want);
 	return EPROTO;
@@ -445,7 +445,7 @@ static int check_data(struct run *s, uint32_t seq, bool from_server)
 
 	if (s->cfg->stock)
 		return check_stock(s, seq, from_server);
-	if (pp_pattern_check(data, s->r->attr.size, seq, from_server, &off))
+	if (pp_pattern_check(data, s->r->msg_size, seq, from_server, &off))
 		return 0;
 	pp_err_set(
 		s->err,
@@ -455,11 +455,18 @@ static int check_data(struct run *s, uint32_t seq, bool from_server)
 	return EILSEQ;
 }
 
+/* The iteration that message @seq belongs to, counted from the warm-up. */
+static uint64_t iter_of(const struct run *s, uint32_t seq)
+{
+	return (uint32_t)(seq - s->cfg->first_seq);
+}
+
 static int post_send(struct run *s, uint32_t seq)
 {
 	int ret;
 
-	ret = pp_res_post_send(s->r, seq % s->r->num_qps, seq);
+	ret = pp_res_post_send(
+		s->r, (uint32_t)(iter_of(s, seq) % s->r->num_qps), seq);
 	if (ret) {
 		pp_err_set(s->err, "post send at iteration %u failed: %s", seq,
 			   strerror(ret));
@@ -485,20 +492,31 @@ static int run_client(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
-	int64_t t0, start = pp_now_ns(), lost_ns = 0;
+	uint64_t total = cfg->warmup + cfg->iters, i;
+	int64_t t0, start = 0, end = INT64_MAX, lost_ns = 0;
 	uint32_t seq;
+	bool measured;
 	int ret;
 
-	for (seq = 0; seq < cfg->iters; seq++) {
-		s->iter = seq;
+	for (i = 0; i < total; i++) {
+		seq = cfg->first_seq + (uint32_t)i;
+		measured = i >= cfg->warmup;
+		s->iter = i;
 		if (pp_signal_caught())
 			return interrupted(s);
 		if (cfg->validate && !cfg->stock)
-			pp_pattern_fill(s->r->send_buf, s->r->attr.size, seq,
+			pp_pattern_fill(s->r->send_buf, s->r->msg_size, seq,
 					false);
 		s->want = seq;
 		s->got = false;
 		t0 = pp_now_ns();
+		if (i == cfg->warmup) {
+			start = t0;
+			if (cfg->duration_ns)
+				end = t0 + cfg->duration_ns;
+		} else if (t0 >= end) {
+			break; /* -D: time is up */
+		}
 		ret = post_send(s, seq);
 		if (ret)
 			return ret;
@@ -518,13 +536,18 @@ static int run_client(struct run *s)
 			return ret;
 		if (!s->got) {
 			/* the time spent waiting in vain is not run time */
-			lost_ns += pp_now_ns() - t0;
+			if (measured)
+				lost_ns += pp_now_ns() - t0;
 			res->lost++;
 			continue;
 		}
-		res->samples[res->nsamples++] = (uint64_t)(s->got_ns - t0);
-		res->completed++;
-		res->seconds = (double)(s->got_ns - start - lost_ns) / 1e9;
+		if (measured) {
+			res->samples[res->nsamples++] =
+				(uint64_t)(s->got_ns - t0);
+			res->completed++;
+			res->seconds =
+				(double)(s->got_ns - start - lost_ns) / 1e9;
+		}
 		if (cfg->validate) {
 			ret = check_data(s, seq, true);
 			if (ret)
@@ -538,13 +561,14 @@ static int run_server(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
+	uint64_t total = cfg->warmup + cfg->iters, i;
 	int64_t start = 0, last_send = 0;
 	uint32_t seq;
 	int ret = 0;
 
-	s->want = 0;
-	while (res->completed < cfg->iters) {
-		s->iter = s->want;
+	s->want = cfg->first_seq;
+	for (;;) {
+		s->iter = iter_of(s, s->want);
 		if (pp_signal_caught()) {
 			ret = interrupted(s);
 			goto out;
@@ -556,10 +580,20 @@ static int run_server(struct run *s)
 				goto out;
 		}
 		seq = s->got_seq;
-		if (last_send)
+		i = iter_of(s, seq);
+		if (i >= total) {
+			pp_err_set(
+				s->err,
+				"message %llu arrived, beyond the %llu of the run",
+				(unsigned long long)i,
+				(unsigned long long)total);
+			ret = EPROTO;
+			goto out;
+		}
+		if (i > cfg->warmup && last_send)
 			res->samples[res->nsamples++] =
 				(uint64_t)(s->got_ns - last_send);
-		else
+		else if (i >= cfg->warmup && !start)
 			start = s->got_ns;
 		if (cfg->validate) {
 			ret = check_data(s, seq, false);
@@ -572,15 +606,16 @@ static int run_server(struct run *s)
 		if (cfg->validate && cfg->stock)
 			stock_echo(s);
 		else if (cfg->validate)
-			pp_pattern_fill(s->r->send_buf, s->r->attr.size, seq,
+			pp_pattern_fill(s->r->send_buf, s->r->msg_size, seq,
 					true);
 		last_send = pp_now_ns();
 		ret = post_send(s, seq);
 		if (ret)
 			goto out;
-		res->completed++;
+		if (i >= cfg->warmup)
+			res->completed++;
 		s->want = seq + 1;
-		if (seq + 1 >= cfg->iters)
+		if (i + 1 >= total)
 			break;
 	}
 	ret = wait_send(s);
@@ -588,10 +623,10 @@ static int run_server(struct run *s)
 		last_send = pp_now_ns();
 out:
 	/*
-	 * From the first message to the last reply: a run that the client's
-	 * DONE or an error ended does not count the wait for it.
+	 * From the first measured message to the last reply: a run that the
+	 * client's DONE or an error ended does not count the wait for it.
 	 */
-	if (last_send)
+	if (start && last_send > start)
 		res->seconds = (double)(last_send - start) / 1e9;
 	return ret;
 }
@@ -690,6 +725,7 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 	int ret;
 
 	memset(res, 0, sizeof(*res));
+	res->size = r->msg_size;
 	res->samples = calloc(cfg->iters, sizeof(*res->samples));
 	if (!res->samples) {
 		pp_err_set(
@@ -706,5 +742,14 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 		ret = cfg->is_server ? run_server(&s) : run_client(&s);
 	if (ret == PP_RUN_PEER_DONE)
 		ret = 0;
+	/* -D reserved room for the fastest device: give back the rest */
+	if (res->nsamples < cfg->iters) {
+		uint64_t *smaller = realloc(
+			res->samples, (res->nsamples ? res->nsamples : 1) *
+					      sizeof(*res->samples));
+
+		if (smaller)
+			res->samples = smaller;
+	}
 	return ret;
 }

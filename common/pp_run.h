@@ -31,9 +31,20 @@
 
 #define PP_LOSS_TIMEOUT_MAX_MS 1000 /* UD: longest wait for one reply */
 
+/*
+ * Message numbers of size k of a sweep start at k * PP_SEQ_STRIDE, so that
+ * a late UD reply is never taken for one of another size: a stride holds
+ * PP_MAX_WARMUP + PP_MAX_ITERS numbers, and PP_SWEEP_MAX strides fit in the
+ * 32 bits of the immediate data.
+ */
+#define PP_SEQ_STRIDE 130150524U /* 2^32 / PP_SWEEP_MAX */
+
 struct pp_run_cfg {
 	bool is_server;
-	uint64_t iters;
+	uint64_t iters;	 /* measured iterations; -D: the most there may be */
+	uint32_t warmup; /* iterations before them, not measured */
+	int64_t duration_ns; /* client: stop measuring after this; 0: iters */
+	uint32_t first_seq;  /* number of the first message (a warm-up one) */
 	bool validate;	     /* fill and check the data pattern */
 	bool use_event;	     /* sleep on the completion channel */
 	int timeout_ms;	     /* fail when nothing (UD client: no reply) comes */
@@ -50,9 +61,11 @@ struct pp_run_cfg {
 };
 
 struct pp_run_result {
-	uint64_t completed; /* iterations completed */
-	uint64_t lost;	    /* UD: iterations whose message was lost */
-	double seconds;	    /* wall time of completed (not lost) iterations */
+	uint64_t size;	    /* message size of the run */
+	uint64_t completed; /* measured iterations completed */
+	uint64_t lost;	    /* UD: iterations (warm-up too) whose message was
+			       lost */
+	double seconds;	    /* wall time of completed measured iterations */
 	uint64_t *samples;  /* round trips in ns; free with pp_run_free() */
 	size_t nsamples;
 	bool peer_done;		    /* the peer's DONE arrived during the run */

@@ -70,8 +70,14 @@ int pp_session_accept(struct pp_session *s)
 
 void pp_session_end_client(struct pp_session *s)
 {
-	pp_run_free(&s->result);
-	memset(&s->result, 0, sizeof(s->result));
+	size_t k;
+
+	for (k = 0; k < s->nresults; k++)
+		pp_run_free(&s->results[k]);
+	memset(s->results, 0, sizeof(s->results));
+	s->nresults = 0;
+	s->nsizes = 0;
+	s->nprinted = 0;
 	free(s->remote);
 	s->remote = NULL;
 	pp_res_destroy(s->res);

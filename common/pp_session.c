@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -13,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "pp_gid.h"
+#include "pp_hist.h"
 #include "pp_report.h"
 #include "pp_show.h"
 #include "pp_session.h"
@@ -96,6 +98,7 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o)
 
 	memset(s, 0, sizeof(*s));
 	s->o = o;
+	s->started = (int64_t)time(NULL);
 	s->lfd = -1;
 	s->conn = (struct pp_conn){
 		.fd = -1,
@@ -188,13 +191,17 @@ int pp_session_connect(struct pp_session *s)
 	return ret;
 }
 
-int pp_session_setup(struct pp_session *s)
+void pp_session_res_attr(struct pp_session *s, struct pp_res_attr *ra)
 {
 	const struct pp_hello *p = &s->agreed;
-	struct pp_res_attr ra = {
+
+	s->nsizes = pp_sweep_sizes(p, s->sizes);
+	*ra = (struct pp_res_attr){
 		.transport = (enum pp_transport)p->transport,
 		.num_qps = p->num_qps,
-		.size = p->size,
+		.size = s->sizes[s->nsizes - 1],
+		.min_size = s->sizes[0],
+		.no_inline = p->flags & PP_F_NO_INLINE,
 		.rx_depth = p->rx_depth,
 		.max_cqe = s->caps.max_cqe,
 		.ib_port = s->caps.ib_port,
@@ -204,8 +211,15 @@ int pp_session_setup(struct pp_session *s)
 		.xrcd_path = s->o->xrcd_path,
 		.trace = &s->trace,
 	};
+}
+
+int pp_session_setup(struct pp_session *s)
+{
+	const struct pp_hello *p = &s->agreed;
+	struct pp_res_attr ra;
 	int ret;
 
+	pp_session_res_attr(s, &ra);
 	s->qcfg = (struct pp_qp_cfg){
 		.transport = ra.transport,
 		.ib_port = s->caps.ib_port,
@@ -244,30 +258,21 @@ int pp_session_setup(struct pp_session *s)
 	return tell_peer(s, ret);
 }
 
-int pp_session_run(struct pp_session *s)
+/*
+ * After each size: DONE both ways (the peer's may have ended our loop
+ * already), then what the two results say.  Return 0; ETIMEDOUT (UD
+ * iterations lost: the sweep goes on); or an error that ends the run.
+ */
+static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
+		     const struct pp_run_result *r)
 {
-	struct pp_run_cfg rc = {
-		.is_server = s->conn.is_server,
-		.iters = s->agreed.iters,
-		.validate = s->agreed.flags & PP_F_VALIDATE,
-		.use_event = s->o->use_event,
-		.timeout_ms = (int)s->o->timeout_ms,
-		.loss_timeout_ms =
-			s->agreed.transport == PP_TR_UD ?
-				pp_run_loss_timeout_ms((int)s->o->timeout_ms) :
-				0,
-	};
-	struct pp_done mine = { 0 };
+	struct pp_done mine = { .completed = r->completed, .lost = r->lost };
 	struct pp_msg m = { .type = PP_MSG_DONE };
+	uint64_t asked = rc->warmup + rc->iters;
 	int ret;
 
-	ret = pp_run(s->res, &s->conn, &rc, &s->result, &s->err);
-	if (ret)
-		return tell_peer(s, ret);
-	mine.completed = s->result.completed;
-	mine.lost = s->result.lost;
-	if (s->result.peer_done) {
-		s->peer_done = s->result.peer_result;
+	if (r->peer_done) {
+		s->peer_done = r->peer_result;
 		m.u.done = mine;
 		ret = pp_hs_send(&s->conn, &m, &s->err);
 	} else {
@@ -277,29 +282,86 @@ int pp_session_run(struct pp_session *s)
 		return tell_peer(s, ret);
 	/* Both sides know the outcome from DONE: no ERROR follows it. */
 	if (s->conn.is_server && s->peer_done.lost) {
-		pp_err_set(&s->err, "lost %llu of %llu iterations",
-			   (unsigned long long)s->peer_done.lost,
-			   (unsigned long long)rc.iters);
+		pp_err_set(
+			&s->err, "lost %llu of %llu iterations%s",
+			(unsigned long long)s->peer_done.lost,
+			(unsigned long long)(rc->duration_ns ?
+						     s->peer_done.lost +
+							     s->peer_done
+								     .completed :
+						     asked),
+			s->nsizes > 1 ? " (first size with losses)" : "");
 		s->err.remote = true; /* printed as "client: lost ..." */
 		return ETIMEDOUT;
 	}
-	if (s->result.completed + s->result.lost < rc.iters) {
+	if (!rc->duration_ns && r->completed + r->lost < rc->iters) {
 		pp_err_set(&s->err,
 			   "the %s ended the run after %llu of %llu iterations",
 			   pp_peer_name(&s->conn),
-			   (unsigned long long)s->result.completed,
-			   (unsigned long long)rc.iters);
+			   (unsigned long long)r->completed,
+			   (unsigned long long)rc->iters);
 		return EPROTO;
 	}
-	if (s->result.lost) {
+	if (r->lost) {
 		pp_err_set(
 			&s->err,
-			"lost %llu of %llu iterations (no reply within %d ms)",
-			(unsigned long long)s->result.lost,
-			(unsigned long long)rc.iters, rc.loss_timeout_ms);
+			"lost %llu of %llu iterations (no reply within %d ms)%s",
+			(unsigned long long)r->lost,
+			(unsigned long long)(rc->duration_ns ?
+						     r->lost + r->completed :
+						     asked),
+			rc->loss_timeout_ms,
+			s->nsizes > 1 ? " (first size with losses)" : "");
 		return ETIMEDOUT;
 	}
 	return 0;
+}
+
+int pp_session_run(struct pp_session *s)
+{
+	struct pp_run_cfg rc = {
+		.is_server = s->conn.is_server,
+		.iters = s->agreed.iters,
+		.warmup = s->agreed.warmup,
+		.duration_ns = (int64_t)s->agreed.duration_s * 1000000000LL,
+		.validate = s->agreed.flags & PP_F_VALIDATE,
+		.use_event = s->o->use_event,
+		.timeout_ms = (int)s->o->timeout_ms,
+		.loss_timeout_ms =
+			s->agreed.transport == PP_TR_UD ?
+				pp_run_loss_timeout_ms((int)s->o->timeout_ms) :
+				0,
+	};
+	struct pp_err lost = { .msg = "" };
+	int ret = 0, lost_ret = 0;
+	size_t k;
+
+	for (k = 0; k < s->nsizes && !ret; k++) {
+		struct pp_run_result *r = &s->results[k];
+
+		pp_res_set_size(s->res, s->sizes[k]);
+		rc.first_seq = (uint32_t)k * PP_SEQ_STRIDE;
+		ret = pp_run(s->res, &s->conn, &rc, r, &s->err);
+		s->nresults = k + 1;
+		if (ret)
+			return tell_peer(s, ret);
+		ret = size_done(s, &rc, r);
+		if (s->progress && s->nsizes > 1) {
+			pp_session_print_size(s, k, s->progress);
+			s->nprinted = k + 1;
+		}
+		if (ret == ETIMEDOUT && !lost_ret) {
+			lost_ret = ret; /* the first loss is the one reported */
+			lost = s->err;
+		}
+		if (ret == ETIMEDOUT)
+			ret = 0;
+	}
+	if (!ret && lost_ret) {
+		s->err = lost;
+		ret = lost_ret;
+	}
+	return ret;
 }
 
 void pp_session_close(struct pp_session *s)
@@ -329,15 +391,82 @@ void pp_session_print_addrs(const struct pp_session *s, FILE *f)
 		pp_report_addr(f, "remote", &s->remote[i]);
 }
 
+/* --histogram: the round trips of one size as text. */
+static void print_histogram(const struct pp_run_result *r, FILE *f)
+{
+	struct pp_hist h;
+
+	if (r->nsamples &&
+	    !pp_hist_compute(r->samples, r->nsamples, PP_HIST_DEFAULT_BINS, &h))
+		pp_hist_print(f, &h, PP_HIST_DEFAULT_BAR);
+}
+
+void pp_session_print_size(const struct pp_session *s, size_t k, FILE *f)
+{
+	const struct pp_run_result *r = &s->results[k];
+	struct pp_stats st;
+	bool have = !pp_stats_compute(r->samples, r->nsamples, &st);
+
+	if (k == 0)
+		pp_report_sweep_header(f);
+	pp_report_sweep_line(f, r->size, have ? &st : NULL, r->completed,
+			     r->lost, r->seconds);
+	if (s->o->histogram)
+		print_histogram(r, f);
+	fflush(f);
+}
+
 void pp_session_print_result(const struct pp_session *s, FILE *f)
 {
-	const struct pp_run_result *r = &s->result;
+	const struct pp_run_result *r = &s->results[0];
 	struct pp_stats st;
+	size_t k;
 
-	pp_report_totals(f, s->agreed.size, r->completed, r->seconds);
+	if (s->nsizes > 1) {
+		/* the lines not printed already as the sizes ended */
+		for (k = s->nprinted; k < s->nresults; k++)
+			pp_session_print_size(s, k, f);
+		return;
+	}
+	if (!s->nresults || !r->completed)
+		return;
+	pp_report_totals(f, r->size, r->completed, r->seconds);
 	if (!pp_stats_compute(r->samples, r->nsamples, &st))
-		pp_report_stats(f, &st, s->agreed.size, r->completed,
-				r->seconds);
+		pp_report_stats(f, &st, r->size, r->completed, r->seconds);
+	if (s->o->histogram)
+		print_histogram(r, f);
+}
+
+int pp_session_write_samples(struct pp_session *s)
+{
+	const char *path = s->o->samples_path;
+	FILE *f = fopen(path, "w");
+	size_t k, i;
+	int ret = 0;
+
+	if (!f) {
+		ret = errno;
+		pp_err_set(&s->err, "--samples: cannot write %s: %s", path,
+			   strerror(ret));
+		return ret;
+	}
+	fprintf(f, "size,sample,rtt_ns\n");
+	for (k = 0; k < s->nresults; k++) {
+		const struct pp_run_result *r = &s->results[k];
+
+		for (i = 0; i < r->nsamples; i++)
+			fprintf(f, "%llu,%zu,%llu\n",
+				(unsigned long long)r->size, i,
+				(unsigned long long)r->samples[i]);
+	}
+	if (ferror(f))
+		ret = EIO;
+	if (fclose(f) && !ret)
+		ret = errno;
+	if (ret)
+		pp_err_set(&s->err, "--samples: writing %s failed: %s", path,
+			   strerror(ret));
+	return ret;
 }
 
 void pp_session_print_error(const struct pp_session *s, FILE *f)

@@ -49,9 +49,15 @@ struct pp_session {
 	struct pp_hello agreed; /* the parameters of the run */
 	struct pp_qp_cfg qcfg;
 	struct pp_res *res;
-	struct pp_addr *remote; /* the peer's QP addresses */
-	struct pp_run_result result;
-	struct pp_done peer_done;
+	struct pp_addr *remote;	      /* the peer's QP addresses */
+	uint64_t sizes[PP_SWEEP_MAX]; /* the sizes of the run, in order */
+	size_t nsizes;
+	struct pp_run_result results[PP_SWEEP_MAX]; /* one per size run */
+	size_t nresults;
+	struct pp_done peer_done; /* of the last size */
+	FILE *progress;	 /* a sweep: each size's line here as it ends */
+	size_t nprinted; /* ... sizes printed there so far */
+	int64_t started; /* wall clock at pp_session_open(), seconds */
 	struct pp_err err;
 	bool peer_told; /* the peer already has our ERROR */
 };
@@ -110,6 +116,14 @@ int pp_session_accept(struct pp_session *s);
 void pp_session_end_client(struct pp_session *s);
 
 /**
+ * pp_session_res_attr() - what pp_res_create() is asked for, from the
+ * agreed parameters; also fills @s->sizes
+ * @s: a session whose @s->agreed holds the run's parameters
+ * @ra: filled
+ */
+void pp_session_res_attr(struct pp_session *s, struct pp_res_attr *ra);
+
+/**
  * pp_session_setup() - create the resources, exchange addresses, bring the
  * QPs to RTS, post receives, and wait until both sides are ready
  * @s: a connected session
@@ -119,8 +133,12 @@ void pp_session_end_client(struct pp_session *s);
 int pp_session_setup(struct pp_session *s);
 
 /**
- * pp_session_run() - run the ping-pong and exchange DONE
+ * pp_session_run() - run the ping-pong and exchange DONE, once per size
  * @s: a set-up session
+ *
+ * A sweep (-a) runs each size of pp_sweep_sizes() in turn on the same QPs,
+ * with a DONE exchange after each; a size whose UD iterations were lost is
+ * reported and the sweep goes on.  @s->results holds one entry per size run.
  *
  * UD: an iteration whose reply did not come within the per-iteration
  * deadline is lost; the run goes on, and DONE tells the server how many.
@@ -147,11 +165,45 @@ void pp_session_close(struct pp_session *s);
 void pp_session_print_addrs(const struct pp_session *s, FILE *f);
 
 /**
- * pp_session_print_result() - the stock result lines and the latency summary
+ * pp_session_print_result() - the stock result lines and the latency
+ * summary (a sweep: a table, one line per size), and with --histogram a
+ * histogram per size
  * @s: a session after pp_session_run()
  * @f: stream
  */
 void pp_session_print_result(const struct pp_session *s, FILE *f);
+
+/**
+ * pp_session_write_samples() - --samples: every round trip of the run, as
+ * "size,sample,rtt_ns" lines after a header line, to the file named
+ * @s->o->samples_path (replaced)
+ * @s: a session after pp_session_run()
+ *
+ * Return: 0, or the errno of opening or writing, with @s->err set.
+ */
+int pp_session_write_samples(struct pp_session *s);
+
+/**
+ * pp_session_write_json() - --json: the document of the run
+ * (docs/measurement.md, schema 1) on one line
+ * @s: the session, in any state after pp_session_open() was called
+ * @f: stream (stdout)
+ * @exit_status: the exit status the program returns
+ * @error: the line printed on stderr, or NULL
+ *
+ * Return: 0, or the writer's error.
+ */
+int pp_session_write_json(const struct pp_session *s, FILE *f, int exit_status,
+			  const char *error);
+
+/**
+ * pp_session_print_size() - one size of a sweep: its table line (the header
+ * first, at the first size) and with --histogram its histogram
+ * @s: the session
+ * @k: index into @s->results
+ * @f: stream
+ */
+void pp_session_print_size(const struct pp_session *s, size_t k, FILE *f);
 
 /**
  * pp_session_print_error() - "prog: line", or "prog: server: line" when the

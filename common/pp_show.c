@@ -373,6 +373,7 @@ int pp_show_gids_json(struct pp_json *j, const char *devname,
 	int ret;
 
 	pp_json_begin_object(j);
+	pp_json_key_int(j, "schema", 1);
 	pp_json_key(j, "ports");
 	pp_json_begin_array(j);
 	ret = show_all(&s, devname, ib_port, err);

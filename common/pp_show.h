@@ -72,7 +72,7 @@ int pp_show_gids(FILE *f, const char *devname, unsigned int ib_port,
  * @ib_port: only this port; 0: every port
  * @err: one line whenever the return is not 0
  *
- * Writes {"ports": [{"device", "port", "state", "link_layer", "lid",
+ * Writes {"schema": 1, "ports": [{"device", "port", "state", "link_layer", "lid",
  * "active_mtu", "max_mtu", "gid_tbl_len", "gids": [{"index", "type",
  * "netdev", "ip", "gid"}]}]}, populated GIDs only; "netdev" and "ip" are
  * null when unknown or not RoCE.  A port or device that could not be read

@@ -32,7 +32,10 @@
 #define HELLO_ACTIVE_MTU 34
 #define HELLO_GID_INDEX 36
 #define HELLO_GID_TYPE 38
-#define HELLO_RESERVED 39
+#define HELLO_RESERVED1 39
+#define HELLO_WARMUP 40
+#define HELLO_DURATION 44
+#define HELLO_RESERVED 48
 
 #define ADDRS_COUNT 0
 #define ADDRS_FIRST 4
@@ -128,6 +131,10 @@ static bool hello_ok(const struct pp_hello *h, const char **why)
 		return bad(why, "num_qps out of range");
 	if (h->sl > PP_MAX_SL)
 		return bad(why, "sl out of range");
+	if (h->warmup > PP_MAX_WARMUP)
+		return bad(why, "warmup out of range");
+	if (h->duration_s > PP_MAX_DURATION_S)
+		return bad(why, "duration out of range");
 	if (h->link_layer > IBV_LINK_LAYER_MAX)
 		return bad(why, "link_layer out of range");
 	if (!ib_mtu_ok(h->active_mtu))
@@ -267,6 +274,8 @@ static void put_hello(uint8_t *p, const struct pp_hello *h)
 	put_be16(p + HELLO_ACTIVE_MTU, h->active_mtu);
 	put_be16(p + HELLO_GID_INDEX, h->gid_index);
 	p[HELLO_GID_TYPE] = h->gid_type;
+	put_be32(p + HELLO_WARMUP, h->warmup);
+	put_be32(p + HELLO_DURATION, h->duration_s);
 }
 
 static void put_addr(uint8_t *p, const struct pp_addr *a)
@@ -382,10 +391,13 @@ static int get_hello(const uint8_t *p, struct pp_hello *h, const char **why)
 	h->active_mtu = get_be16(p + HELLO_ACTIVE_MTU);
 	h->gid_index = get_be16(p + HELLO_GID_INDEX);
 	h->gid_type = p[HELLO_GID_TYPE];
+	h->warmup = get_be32(p + HELLO_WARMUP);
+	h->duration_s = get_be32(p + HELLO_DURATION);
 
 	if (!hello_ok(h, why))
 		return EPROTO;
-	if (!all_zero(p + HELLO_RESERVED, PP_WIRE_HELLO_LEN - HELLO_RESERVED)) {
+	if (p[HELLO_RESERVED1] ||
+	    !all_zero(p + HELLO_RESERVED, PP_WIRE_HELLO_LEN - HELLO_RESERVED)) {
 		*why = "reserved field not zero";
 		return EPROTO;
 	}

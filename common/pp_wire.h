@@ -14,7 +14,10 @@
  *   0 tool u8 | 1 transport u8 | 2 flags u16 | 4 mtu u32 | 8 size u64 |
  *   16 iters u64 | 24 rx_depth u32 | 28 num_qps u32 | 32 sl u8 |
  *   33 link_layer u8 | 34 active_mtu u16 | 36 gid_index u16 (0xffff: none) |
- *   38 gid_type u8 | 39..63 reserved, zero
+ *   38 gid_type u8 | 39 reserved u8, zero | 40 warmup u32 |
+ *   44 duration_s u32 (0: run iters; else seconds, iters the sample cap) |
+ *   48..63 reserved, zero
+ *   With PP_F_SWEEP, size is the largest size of the sweep (pp_sweep_sizes()).
  * ADDRS (4 + 36 * count bytes): count u32, then count records of
  *   lid u16 | reserved u16 | qpn u32 | psn u32 | srqn u32 | tgt_qpn u32 |
  *   gid 16 bytes
@@ -36,7 +39,7 @@
 #include "pp_opts.h"
 
 #define PP_WIRE_MAGIC 0x50504e47U /* "PPNG" */
-#define PP_WIRE_VERSION 1
+#define PP_WIRE_VERSION 2	  /* 2: HELLO carries warmup, duration, sweep */
 #define PP_WIRE_HDR_LEN 12
 #define PP_WIRE_HELLO_LEN 64
 #define PP_WIRE_ADDR_LEN 36
@@ -59,7 +62,10 @@ enum pp_msg_type {
 
 /* HELLO flags */
 #define PP_F_VALIDATE 0x0001U  /* -c: both sides fill and check patterns */
-#define PP_F_ALL PP_F_VALIDATE /* any other bit is a decode error */
+#define PP_F_SWEEP 0x0002U     /* -a: every size from 1 up to size */
+#define PP_F_NO_INLINE 0x0004U /* --no-inline: never send inline */
+#define PP_F_ALL (PP_F_VALIDATE | PP_F_SWEEP | PP_F_NO_INLINE)
+/* any other bit is a decode error */
 
 /* GID types as carried in HELLO */
 enum pp_gid_type {
@@ -91,6 +97,8 @@ struct pp_hello {
 	uint16_t active_mtu; /* 256..4096, a power of two */
 	uint16_t gid_index;  /* 0..255, or PP_GID_INDEX_NONE */
 	uint8_t gid_type;    /* enum pp_gid_type */
+	uint32_t warmup;     /* 0..PP_MAX_WARMUP iterations before measuring */
+	uint32_t duration_s; /* 0, or 1..PP_MAX_DURATION_S: run this long */
 };
 
 /* The address of one QP: the plain block copied by value everywhere. */

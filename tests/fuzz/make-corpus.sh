@@ -40,32 +40,38 @@ seed_num() {
 
 rm -rf "$dir"
 
-# fuzz_wire: header "PPNG" v1 TYPE LEN, then the body (pp_wire.h).
-z25=$(printf '00%.0s' {1..25})
+# fuzz_wire: header "PPNG" v2 TYPE LEN, then the body (pp_wire.h).
+v=0002    # PP_WIRE_VERSION
+next=0003 # a version from the future
+z16=$(printf '00%.0s' {1..16})
 z232=$(printf '00%.0s' {1..232})
 hello="01 01 0001 00000400 0000000000001000 00000000000003e8 000001f4
-	00000001 00 02 0400 0001 03 $z25"
+	00000001 00 02 0400 0001 03 00 0000000a 00000000 $z16"
+# -a --no-inline -c, -D 5
+hello_sweep="01 01 0007 00000400 0000000000800000 00000000004c4b40 000001f4
+	00000001 00 02 0400 0001 03 00 00000000 00000005 $z16"
 addr1="0001 0000 00000011 00abcdef 00000000 00000000
 	fe800000000000000000000000000001"
 addr2="0002 0000 00000012 00123456 00000007 00000013
 	00000000000000000000ffffc0a80001"
-seed fuzz_wire hello "50504e47 0001 0001 00000040 $hello"
-seed fuzz_wire addrs1 "50504e47 0001 0002 00000028 00000001 $addr1"
-seed fuzz_wire addrs2 "50504e47 0001 0002 0000004c 00000002 $addr1 $addr2"
-seed fuzz_wire ready "50504e47 0001 0003 00000000"
-seed fuzz_wire done-ok "50504e47 0001 0004 00000018 00000000 00000000
+seed fuzz_wire hello "50504e47 $v 0001 00000040 $hello"
+seed fuzz_wire addrs1 "50504e47 $v 0002 00000028 00000001 $addr1"
+seed fuzz_wire addrs2 "50504e47 $v 0002 0000004c 00000002 $addr1 $addr2"
+seed fuzz_wire ready "50504e47 $v 0003 00000000"
+seed fuzz_wire done-ok "50504e47 $v 0004 00000018 00000000 00000000
 	00000000000003e8 0000000000000000"
-# ERROR "bad size" (code 22), from this version and from version 2
-seed fuzz_wire error "50504e47 0001 0005 000000f8 00000016
+# ERROR "bad size" (code 22), from this version and from version 3
+seed fuzz_wire error "50504e47 $v 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"
-seed fuzz_wire error-v2 "50504e47 0002 0005 000000f8 00000016
+seed fuzz_wire error-v3 "50504e47 $next 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"
-seed fuzz_wire hello-v2 "50504e47 0002 0001 00000040 $hello"
+seed fuzz_wire hello-v3 "50504e47 $next 0001 00000040 $hello"
+seed fuzz_wire hello-sweep "50504e47 $v 0001 00000040 $hello_sweep"
 seed fuzz_wire bad-magic "50504e48 0001 0003 00000000"
-seed fuzz_wire bad-len "50504e47 0001 0003 00000001 00"
-seed fuzz_wire count-mismatch "50504e47 0001 0002 00000028 00000002 $addr1"
-seed fuzz_wire truncated "50504e47 0001 0004 00000018 00000000"
-seed fuzz_wire error-unpadded "50504e47 0001 0005 000000f8 00000016
+seed fuzz_wire bad-len "50504e47 $v 0003 00000001 00"
+seed fuzz_wire count-mismatch "50504e47 $v 0002 00000028 00000002 $addr1"
+seed fuzz_wire truncated "50504e47 $v 0004 00000018 00000000"
+seed fuzz_wire error-unpadded "50504e47 $v 0005 000000f8 00000016
 	41004200 $z232 00000000 00000000"
 
 # fuzz_rdmacore: selector byte (0 address, 1 srq, 2 XRC, 3 "done", 4 "END",
@@ -97,6 +103,8 @@ seed_args fuzz_opts xrc --xrc-domain=/tmp/d -q 4 -b ::1 -d rxe0 -i 1 -l 3
 seed_args fuzz_opts help -p 1 -h -s 0
 seed_args fuzz_opts bad -s -1 --mtu 1000 --bogus
 seed_args fuzz_opts ambiguous --i 1 --tim=5 a b
+seed_args fuzz_opts measure -a -D 5 --warmup=100 --json --histogram --samples=/tmp/s --no-inline host
+seed_args fuzz_opts measure-bad -n 10 -D 1 --rdma-core --warmup 2000000
 
 # fuzz_parse_u64: selector bit 0 = suffixes, bits 1..3 = bounds.
 seed_num dec 00 4096

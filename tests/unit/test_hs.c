@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pp_hs.h"
+#include "pp_run.h"
 #include "pp_sock.h"
 #include "pp_time.h"
 
@@ -327,7 +328,54 @@ static void mm_link_layer(struct side *srv, struct side *cl)
 	cl->caps.link_layer = LL_ETH;
 }
 
+static void mm_warmup(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_WARMUP);
+	srv->o.warmup = 10;
+	cl->o.warmup = 20;
+}
+
+static void mm_duration(struct side *srv, struct side *cl)
+{
+	(void)cl;
+	set_opt(&srv->o, PP_OPT_DURATION);
+	srv->o.duration_s = 5;
+}
+
+static void mm_sweep(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	set_opt(&srv->o, PP_OPT_SWEEP);
+	srv->o.sweep = true;
+	(void)cl;
+}
+
+static void mm_inline(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_NO_INLINE);
+	srv->o.no_inline = true;
+	(void)cl;
+}
+
+static void mm_sweep_top(struct side *srv, struct side *cl)
+{
+	/* -a without -s asks for the default top, 8 MiB */
+	set_opt(&srv->o, PP_OPT_SIZE);
+	set_opt(&srv->o, PP_OPT_SWEEP);
+	srv->o.sweep = true;
+	cl->o.sweep = true;
+}
+
 static const struct mismatch mismatches[] = {
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_warmup, "warm-up: client 20, server 10" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_duration,
+	  "duration: client 0 s, server 5 s" },
+	{ PP_TOOL_UD, PP_TOOL_UD, mm_sweep,
+	  "size sweep (-a): client off, server on" },
+	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_inline,
+	  "inline sends: client on, server off" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_sweep_top,
+	  "size: client 8388608, server 4096" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_size, "size: client 4096, server 1024" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_iters,
 	  "iterations: client 1000, server 5" },
@@ -379,6 +427,123 @@ START_TEST(adopt_mismatch)
 	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), EINVAL);
 	ck_assert_err(&err, mismatches[_i].msg);
 	ck_assert(!err.remote);
+}
+END_TEST
+
+/* Issue 6: what the HELLO carries for -a, -D, --warmup, --no-inline. */
+START_TEST(build_measure)
+{
+	struct side cl;
+
+	side_init(&cl, PP_TOOL_RC, 1024);
+	ck_assert_uint_eq(cl.h.flags, 0);
+	ck_assert_uint_eq(cl.h.warmup, 0);
+	ck_assert_uint_eq(cl.h.duration_s, 0);
+
+	cl.o.sweep = true;
+	cl.o.warmup = 7;
+	cl.o.no_inline = true;
+	cl.o.duration_s = 3;
+	side_rebuild(&cl);
+	ck_assert_uint_eq(cl.h.flags, PP_F_SWEEP | PP_F_NO_INLINE);
+	ck_assert_uint_eq(cl.h.size, PP_SWEEP_TOP); /* no -s: the default top */
+	ck_assert_uint_eq(cl.h.warmup, 7);
+	ck_assert_uint_eq(cl.h.duration_s, 3);
+	ck_assert_uint_eq(cl.h.iters, 3 * PP_DURATION_RATE); /* the cap */
+
+	set_opt(&cl.o, PP_OPT_SIZE);
+	cl.o.size = 65536;
+	cl.o.duration_s = PP_MAX_DURATION_S;
+	side_rebuild(&cl);
+	ck_assert_uint_eq(cl.h.size, 65536); /* -s is the top */
+	ck_assert_uint_eq(cl.h.iters, PP_MAX_ITERS);
+
+	side_init(&cl, PP_TOOL_UD, 1024);
+	cl.o.sweep = true;
+	side_rebuild(&cl);
+	ck_assert_uint_eq(cl.h.size, 4096); /* cut to the path MTU later */
+}
+END_TEST
+
+/* The server takes the client's measurement parameters as they are. */
+START_TEST(adopt_measure)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+
+	side_init(&srv, PP_TOOL_UD, 1024);
+	side_init(&cl, PP_TOOL_UD, 2048);
+	cl.o.sweep = true;
+	cl.o.warmup = 50;
+	cl.o.duration_s = 2;
+	cl.o.validate = true;
+	side_rebuild(&cl);
+	/* a UD sweep's top above the MTU is no error: the sweep stops there */
+	ck_assert_int_eq(pp_hello_check(&cl.h, &cl.caps, &err), 0);
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+	ck_assert_uint_eq(agreed.flags, PP_F_SWEEP | PP_F_VALIDATE);
+	ck_assert_uint_eq(agreed.warmup, 50);
+	ck_assert_uint_eq(agreed.duration_s, 2);
+	ck_assert_uint_eq(agreed.mtu, 1024);
+}
+END_TEST
+
+static void expect_sizes(const struct pp_hello *h, const uint64_t *want,
+			 size_t n)
+{
+	uint64_t got[PP_SWEEP_MAX];
+	size_t i, m;
+
+	m = pp_sweep_sizes(h, got);
+	ck_assert_uint_eq(m, n);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_eq(got[i], want[i]);
+}
+
+START_TEST(sweep_sizes)
+{
+	static const uint64_t one[] = { 4096 };
+	static const uint64_t to64[] = { 1, 2, 4, 8, 16, 32, 64 };
+	static const uint64_t to100[] = { 1, 2, 4, 8, 16, 32, 64, 100 };
+	static const uint64_t ud[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512 };
+	static const uint64_t single[] = { 1 };
+	struct pp_hello h = {
+		.transport = PP_TR_RC,
+		.size = 4096,
+		.mtu = 1024,
+	};
+	uint64_t got[PP_SWEEP_MAX];
+	size_t n;
+
+	expect_sizes(&h, one, 1); /* no -a: the size alone */
+	h.flags = PP_F_SWEEP;
+	h.size = 64;
+	expect_sizes(&h, to64, 7);
+	h.size = 100; /* a top that is not a power of two comes last */
+	expect_sizes(&h, to100, 8);
+	h.size = 1;
+	expect_sizes(&h, single, 1);
+	/* UD stops at the path MTU whatever the top */
+	h.transport = PP_TR_UD;
+	h.size = 4096;
+	h.mtu = 512;
+	expect_sizes(&h, ud, 10);
+	/* RC is not cut by the MTU: 1 B .. 8 MiB is 24 sizes */
+	h.transport = PP_TR_RC;
+	h.size = PP_SWEEP_TOP;
+	n = pp_sweep_sizes(&h, got);
+	ck_assert_uint_eq(n, 24);
+	ck_assert_uint_eq(got[23], PP_SWEEP_TOP);
+	/* the largest size there can be still fits */
+	h.size = PP_MAX_SIZE;
+	n = pp_sweep_sizes(&h, got);
+	ck_assert_uint_le(n, PP_SWEEP_MAX);
+	ck_assert_uint_eq(got[n - 1], PP_MAX_SIZE);
+	/* strides of message numbers: every size's numbers fit in 32 bits */
+	ck_assert_uint_ge(PP_SEQ_STRIDE, PP_MAX_ITERS + PP_MAX_WARMUP);
+	ck_assert_uint_le((uint64_t)PP_SEQ_STRIDE * PP_SWEEP_MAX,
+			  (uint64_t)UINT32_MAX + 1);
 }
 END_TEST
 
@@ -1008,7 +1173,7 @@ static void be32(uint8_t *p, uint32_t v)
 START_TEST(sock_version_mismatch)
 {
 	uint8_t hdr[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN] = { 0 };
-	const char *want = "protocol version: client 2, server 1";
+	const char *want = "protocol version: client 3, server 2";
 	struct result r;
 	struct child ch;
 	struct pp_msg m;
@@ -1016,7 +1181,7 @@ START_TEST(sock_version_mismatch)
 	int lfd;
 
 	be32(hdr, PP_WIRE_MAGIC);
-	be16(hdr + 4, 2);
+	be16(hdr + 4, 3);
 	be16(hdr + 6, PP_MSG_HELLO);
 	be32(hdr + 8, PP_WIRE_HELLO_LEN);
 	port = listen_free(NULL, &lfd);
@@ -1031,7 +1196,7 @@ START_TEST(sock_version_mismatch)
 END_TEST
 
 /* A server of version 2 answers with a header the client cannot read. */
-static int srv_v2(const struct pp_conn *c, const void *arg, struct pp_err *err)
+static int srv_v3(const struct pp_conn *c, const void *arg, struct pp_err *err)
 {
 	uint8_t out[PP_WIRE_HDR_LEN + PP_WIRE_ERROR_LEN] = { 0 };
 	uint8_t in[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN];
@@ -1043,13 +1208,13 @@ static int srv_v2(const struct pp_conn *c, const void *arg, struct pp_err *err)
 	if (rc)
 		return rc;
 	be32(out, PP_WIRE_MAGIC);
-	be16(out + 4, 2);
+	be16(out + 4, 3);
 	if (*send_error) {
 		be16(out + 6, PP_MSG_ERROR);
 		be32(out + 8, PP_WIRE_ERROR_LEN);
 		be32(out + 12, EPROTONOSUPPORT);
 		strcpy((char *)out + 16,
-		       "protocol version: client 1, server 2");
+		       "protocol version: client 2, server 3");
 		return pp_sock_write_all(c->fd, out, sizeof(out),
 					 pp_deadline(3000));
 	}
@@ -1072,13 +1237,13 @@ START_TEST(sock_client_sees_new_server)
 	int lfd, rc;
 
 	port = listen_free(NULL, &lfd);
-	ch = start_server(lfd, srv_v2, &send_error, 3000);
+	ch = start_server(lfd, srv_v3, &send_error, 3000);
 	side_init(&cl, PP_TOOL_RC, 1024);
 	connect_to("::1", port, 3000, &c);
 	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
 	close(c.fd);
 	ck_assert_int_eq(collect(&ch, &r), 0);
-	ck_assert_str_eq(err.msg, "protocol version: client 1, server 2");
+	ck_assert_str_eq(err.msg, "protocol version: client 2, server 3");
 	if (send_error) {
 		ck_assert_int_eq(rc, ECONNABORTED);
 		ck_assert(err.remote);
@@ -1250,6 +1415,9 @@ static Suite *hs_suite(void)
 	TCase *sock = tcase_create("sock");
 
 	tcase_add_test(pure, build_copies_options);
+	tcase_add_test(pure, build_measure);
+	tcase_add_test(pure, adopt_measure);
+	tcase_add_test(pure, sweep_sizes);
 	tcase_add_test(pure, adopt_client_params);
 	tcase_add_test(pure, adopt_explicit_equal_is_fine);
 	tcase_add_loop_test(pure, adopt_path_mtu, 0,

@@ -759,6 +759,81 @@ START_TEST(test_man_matches_usage)
 }
 END_TEST
 
+/* Issue 6: the measurement options. */
+START_TEST(test_parse_measure)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "");
+	ck_assert_uint_eq(o.warmup, 0);
+	ck_assert(!o.sweep);
+	ck_assert_uint_eq(o.duration_s, 0);
+	ck_assert(!o.json);
+	ck_assert(!o.histogram);
+	ck_assert_ptr_null(o.samples_path);
+	ck_assert(!o.no_inline);
+
+	expect_ok(
+		&o, PP_TOOL_UD,
+		"-a -D 7 --warmup 100 --json --histogram --samples /tmp/x --no-inline h");
+	ck_assert(o.sweep);
+	ck_assert_uint_eq(o.duration_s, 7);
+	ck_assert_uint_eq(o.warmup, 100);
+	ck_assert(o.json);
+	ck_assert(o.histogram);
+	ck_assert_str_eq(o.samples_path, "/tmp/x");
+	ck_assert(o.no_inline);
+	ck_assert_str_eq(o.host, "h");
+	ck_assert(o.set & (1u << PP_OPT_SWEEP));
+	ck_assert(o.set & (1u << PP_OPT_WARMUP));
+
+	expect_ok(&o, PP_TOOL_SRQ, "--all --duration=3600 --warmup=1000000");
+	ck_assert(o.sweep);
+	ck_assert_uint_eq(o.duration_s, PP_MAX_DURATION_S);
+	ck_assert_uint_eq(o.warmup, PP_MAX_WARMUP);
+	expect_ok(&o, PP_TOOL_XRC, "--warmup 0 -a -s 64K");
+	ck_assert_uint_eq(o.size, 65536);
+}
+END_TEST
+
+START_TEST(test_err_measure)
+{
+	expect_fail(PP_TOOL_RC, "-D 0", ERANGE, "-D/--duration 0", "1..3600");
+	expect_fail(PP_TOOL_RC, "-D 3601", ERANGE, "-D/--duration", "1..3600");
+	expect_fail(PP_TOOL_RC, "--warmup 1000001", ERANGE, "--warmup",
+		    "0..1000000");
+	expect_fail(PP_TOOL_RC, "--warmup x", EINVAL, "--warmup",
+		    "whole number");
+	expect_fail(PP_TOOL_RC, "-n 10 -D 1", EINVAL, "-n/--iters",
+		    "-D/--duration");
+	expect_fail(PP_TOOL_RC, "-D 1 -n 10", EINVAL, "give one", NULL);
+	expect_fail(PP_TOOL_RC, "--samples=", EINVAL, "--samples", "file name");
+	expect_fail(PP_TOOL_RC, "--json=1", EINVAL, "--json", "takes no value");
+	/* the stock wire format cannot carry them */
+	expect_fail(PP_TOOL_RC, "--rdma-core -a", EINVAL, "-a/--all",
+		    "--rdma-core");
+	expect_fail(PP_TOOL_UD, "--warmup 5 --rdma-core", EINVAL, "--warmup",
+		    "--rdma-core");
+	expect_fail(PP_TOOL_SRQ, "--rdma-core -D 2", EINVAL, "-D/--duration",
+		    NULL);
+	expect_fail(PP_TOOL_RC, "--rdma-core --json", EINVAL, "--json", NULL);
+	expect_fail(PP_TOOL_RC, "--rdma-core --histogram", EINVAL,
+		    "--histogram", NULL);
+	expect_fail(PP_TOOL_RC, "--rdma-core --samples f", EINVAL, "--samples",
+		    NULL);
+}
+END_TEST
+
+START_TEST(test_measure_rdma_core_inline)
+{
+	struct pp_opts o;
+
+	/* --no-inline is this side's own business: allowed with a stock peer */
+	expect_ok(&o, PP_TOOL_RC, "--rdma-core --no-inline");
+	ck_assert(o.no_inline && o.rdma_core);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -773,6 +848,9 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_parse_flags_cluster);
 	tcase_add_test(tc, test_parse_uc);
 	tcase_add_test(tc, test_parse_inspect_flags);
+	tcase_add_test(tc, test_parse_measure);
+	tcase_add_test(tc, test_err_measure);
+	tcase_add_test(tc, test_measure_rdma_core_inline);
 	tcase_add_test(tc, test_man_matches_usage);
 	tcase_add_test(tc, test_parse_size_suffixes);
 	tcase_add_test(tc, test_parse_bounds_inclusive);

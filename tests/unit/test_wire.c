@@ -354,10 +354,10 @@ END_TEST
 /* Hand-written: one row per group of fields, as in the layout comment. */
 /* clang-format off */
 static const uint8_t golden_hello[] = {
-	/* header: "PPNG", version 1, type 1, length 64 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40,
-	/* 0 tool, 1 transport, 2 flags, 4 mtu 1024 */
-	0x04, 0x05, 0x00, 0x01, 0x00, 0x00, 0x04, 0x00,
+	/* header: "PPNG", version 2, type 1, length 64 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40,
+	/* 0 tool, 1 transport, 2 flags (validate, sweep, no inline), 4 mtu 1024 */
+	0x04, 0x05, 0x00, 0x07, 0x00, 0x00, 0x04, 0x00,
 	/* 8 size 0x12345678 */
 	0x00, 0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78,
 	/* 16 iters 100000000 */
@@ -367,15 +367,17 @@ static const uint8_t golden_hello[] = {
 	/* 32 sl 15, 33 link_layer 2, 34 active_mtu 4096, 36 gid_index 0xab,
 	 * 38 gid_type 3, 39 reserved */
 	0x0f, 0x02, 0x10, 0x00, 0x00, 0xab, 0x03, 0x00,
-	/* 40..63 reserved */
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 40 warmup 1000000, 44 duration_s 3600 */
+	0x00, 0x0f, 0x42, 0x40, 0x00, 0x00, 0x0e, 0x10,
+	/* 48..63 reserved */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 /* clang-format on */
 
 static const struct pp_hello golden_hello_val = {
 	.tool = 4,
 	.transport = 5,
-	.flags = 1,
+	.flags = 7,
 	.mtu = 1024,
 	.size = 0x12345678,
 	.iters = 100000000,
@@ -386,12 +388,14 @@ static const struct pp_hello golden_hello_val = {
 	.active_mtu = 4096,
 	.gid_index = 0xab,
 	.gid_type = 3,
+	.warmup = 1000000,
+	.duration_s = 3600,
 };
 
 /* clang-format off */
 static const uint8_t golden_addrs[] = {
-	/* header: "PPNG", version 1, type 2, length 40 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x28,
+	/* header: "PPNG", version 2, type 2, length 40 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00, 0x28,
 	/* count 1 */
 	0x00, 0x00, 0x00, 0x01,
 	/* lid 0x1234, reserved, qpn 0xabcdef */
@@ -479,11 +483,11 @@ START_TEST(test_hdr_bad_version)
 
 	hello_msg(&in);
 	encode_ok(&in);
-	set_be(buf + 4, 2, 2);
+	set_be(buf + 4, 2, PP_WIRE_VERSION + 1);
 	memset(&h, 0, sizeof(h));
 	expect_hdr_err(EPROTONOSUPPORT, "unsupported protocol version", &h);
 	ck_assert_uint_eq(h.magic, PP_WIRE_MAGIC);
-	ck_assert_uint_eq(h.version, 2);
+	ck_assert_uint_eq(h.version, PP_WIRE_VERSION + 1);
 	ck_assert_uint_eq(h.type, PP_MSG_HELLO);
 	ck_assert_uint_eq(h.len, 64);
 	set_be(buf + 4, 2, 0);
@@ -598,7 +602,7 @@ static const struct {
 	{ 0, 1, 0xff, "tool out of range" },
 	{ 1, 1, 0, "transport out of range" },
 	{ 1, 1, 6, "transport out of range" },
-	{ 2, 2, 0x0002, "unknown flags" },
+	{ 2, 2, 0x0008, "unknown flags" },
 	{ 2, 2, 0x8001, "unknown flags" },
 	{ 4, 4, 128, "mtu out of range" },
 	{ 4, 4, 257, "mtu out of range" },
@@ -624,7 +628,11 @@ static const struct {
 	{ 36, 2, 0xfffe, "gid_index out of range" },
 	{ 38, 1, 4, "gid_type out of range" },
 	{ 39, 1, 1, "reserved field not zero" },
-	{ 40, 1, 0x80, "reserved field not zero" },
+	{ 40, 4, PP_MAX_WARMUP + 1, "warmup out of range" },
+	{ 40, 4, 0xffffffffU, "warmup out of range" },
+	{ 44, 4, PP_MAX_DURATION_S + 1, "duration out of range" },
+	{ 44, 4, 0x80000000U, "duration out of range" },
+	{ 48, 1, 0x80, "reserved field not zero" },
 	{ 51, 1, 1, "reserved field not zero" },
 	{ 63, 1, 1, "reserved field not zero" },
 };
@@ -684,6 +692,12 @@ static bool hello_set(struct pp_hello *h, size_t off, uint64_t v)
 	case 38:
 		h->gid_type = (uint8_t)v;
 		break;
+	case 40:
+		h->warmup = (uint32_t)v;
+		break;
+	case 44:
+		h->duration_s = (uint32_t)v;
+		break;
 	default:
 		return false;
 	}
@@ -697,7 +711,7 @@ START_TEST(test_encode_hello_bad_field)
 	hello_msg(&in);
 	if (!hello_set(&in.u.hello, hello_bad[_i].off, hello_bad[_i].val)) {
 		/* only the reserved bytes have no struct field */
-		ck_assert_uint_ge(hello_bad[_i].off, 39);
+		ck_assert(hello_bad[_i].off == 39 || hello_bad[_i].off >= 48);
 		return;
 	}
 	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
@@ -857,29 +871,29 @@ START_TEST(test_error_text_bad)
 }
 END_TEST
 
-START_TEST(test_error_under_v2)
+START_TEST(test_error_under_v3)
 {
 	const char *why = NULL;
 	struct pp_hdr h;
 
-	error_msg(&in, "protocol version: client 2, server 1");
+	error_msg(&in, "protocol version: client 3, server 2");
 	encode_ok(&in);
-	set_be(buf + 4, 2, 2);
+	set_be(buf + 4, 2, 3);
 	ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why), EPROTONOSUPPORT);
-	ck_assert_uint_eq(h.version, 2);
+	ck_assert_uint_eq(h.version, 3);
 	ck_assert_int_eq(pp_wire_decode_body(&h, buf + 12, &out, &why), 0);
 	assert_msg_eq(&in, &out);
 
-	/* but only ERROR: anything else under version 2 is refused */
+	/* but only ERROR: anything else under version 3 is refused */
 	hello_msg(&in);
 	encode_ok(&in);
-	set_be(buf + 4, 2, 2);
+	set_be(buf + 4, 2, 3);
 	ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why), EPROTONOSUPPORT);
 	expect_body_err(&h, EPROTONOSUPPORT, "unsupported protocol version");
-	make_hdr(&h, 2, PP_MSG_READY, 0);
+	make_hdr(&h, 3, PP_MSG_READY, 0);
 	expect_body_err(&h, EPROTONOSUPPORT, "unsupported protocol version");
 	/* and the ERROR body keeps its fixed length under any version */
-	make_hdr(&h, 2, PP_MSG_ERROR, 300);
+	make_hdr(&h, 3, PP_MSG_ERROR, 300);
 	expect_body_err(&h, EBADMSG, "bad length for message type");
 }
 END_TEST
@@ -1127,7 +1141,7 @@ static Suite *wire_suite(void)
 	tc = tcase_create("done_error");
 	tcase_add_test(tc, test_done_bad);
 	tcase_add_test(tc, test_error_text_bad);
-	tcase_add_test(tc, test_error_under_v2);
+	tcase_add_test(tc, test_error_under_v3);
 	tcase_add_test(tc, test_encode_error_bad);
 	tcase_add_test(tc, test_encode_unknown_type);
 	tcase_add_test(tc, test_encode_enospc);

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_doc.c - the --json document of one run (docs/measurement.md, schema 1).
+ *
+ * Everything comes from the session as it stands, so a run that failed at
+ * any step still gets a document: what is not known yet is null.
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <infiniband/verbs.h>
+
+#include "pp_gid.h"
+#include "pp_hist.h"
+#include "pp_json.h"
+#include "pp_report.h"
+#include "pp_session.h"
+
+#ifndef PP_VERSION
+#define PP_VERSION "unknown"
+#endif
+
+#define PP_DOC_SCHEMA 1
+
+static void key_string_or_null(struct pp_json *j, const char *key,
+			       const char *v)
+{
+	pp_json_key(j, key);
+	if (v && *v)
+		pp_json_string(j, v);
+	else
+		pp_json_null(j);
+}
+
+static const char *link_layer_name(uint8_t ll)
+{
+	switch (ll) {
+	case IBV_LINK_LAYER_INFINIBAND:
+		return "InfiniBand";
+	case IBV_LINK_LAYER_ETHERNET:
+		return "Ethernet";
+	}
+	return NULL;
+}
+
+static void write_device(struct pp_json *j, const struct pp_session *s)
+{
+	char gid[INET6_ADDRSTRLEN];
+	bool have_gid = s->gid_index >= 0;
+
+	pp_json_key(j, "device");
+	pp_json_begin_object(j);
+	key_string_or_null(j, "name", s->caps.devname);
+	pp_json_key_uint(j, "port", s->caps.ib_port);
+	key_string_or_null(j, "link_layer",
+			   link_layer_name(s->caps.link_layer));
+	pp_json_key_uint(j, "lid", s->caps.lid);
+	pp_json_key_uint(j, "active_mtu", s->caps.active_mtu);
+	pp_json_key(j, "gid_index");
+	if (have_gid)
+		pp_json_int(j, s->gid_index);
+	else
+		pp_json_null(j);
+	key_string_or_null(j, "gid",
+			   have_gid ? pp_format_gid(s->gid, gid, sizeof(gid)) :
+				      NULL);
+	key_string_or_null(j, "gid_type",
+			   have_gid ? pp_gid_type_name(s->gid_type) : NULL);
+	pp_json_key_bool(j, "gid_auto", s->gid_auto);
+	pp_json_end_object(j);
+}
+
+/* The agreed parameters, or before the HELLO exchange this side's own. */
+static void write_params(struct pp_json *j, const struct pp_session *s)
+{
+	const struct pp_hello *h = s->agreed.tool ? &s->agreed : &s->mine;
+	const struct pp_opts *o = s->o;
+	bool known = h->tool != 0;
+
+	pp_json_key(j, "params");
+	pp_json_begin_object(j);
+	pp_json_key_uint(j, "size", known ? h->size : o->size);
+	pp_json_key_bool(j, "sweep", o->sweep || (h->flags & PP_F_SWEEP));
+	pp_json_key(j, "iters");
+	if (known ? h->duration_s : o->duration_s)
+		pp_json_null(j); /* -D: as many as fit in the time */
+	else
+		pp_json_uint(j, known ? h->iters : o->iters);
+	pp_json_key(j, "duration_s");
+	if (known ? h->duration_s : o->duration_s)
+		pp_json_uint(j, known ? h->duration_s : o->duration_s);
+	else
+		pp_json_null(j);
+	pp_json_key_uint(j, "warmup", known ? h->warmup : o->warmup);
+	pp_json_key_uint(j, "rx_depth", known ? h->rx_depth : o->rx_depth);
+	pp_json_key(j, "mtu");
+	if (s->agreed.tool)
+		pp_json_uint(j, s->agreed.mtu);
+	else
+		pp_json_null(j); /* agreed in the HELLO exchange */
+	pp_json_key_uint(j, "sl", known ? h->sl : o->sl);
+	pp_json_key_uint(j, "num_qps", known ? h->num_qps : o->num_qps);
+	pp_json_key_bool(j, "use_event", o->use_event);
+	pp_json_key_bool(j, "validate",
+			 known ? (h->flags & PP_F_VALIDATE) : o->validate);
+	pp_json_key_bool(j, "inline",
+			 !(known ? (h->flags & PP_F_NO_INLINE) : o->no_inline));
+	pp_json_key_uint(j, "timeout_ms", o->timeout_ms);
+	pp_json_key_uint(j, "tcp_port", o->port);
+	pp_json_end_object(j);
+}
+
+static void write_addr_list(struct pp_json *j, const char *key,
+			    const struct pp_addr *a, uint32_t n, bool xrc)
+{
+	char gid[INET6_ADDRSTRLEN];
+	uint32_t i;
+
+	pp_json_key(j, key);
+	pp_json_begin_array(j);
+	for (i = 0; a && i < n; i++) {
+		pp_json_begin_object(j);
+		pp_json_key_uint(j, "lid", a[i].lid);
+		pp_json_key_uint(j, "qpn", a[i].qpn);
+		pp_json_key_uint(j, "psn", a[i].psn);
+		pp_json_key_string(j, "gid",
+				   pp_format_gid(a[i].gid, gid, sizeof(gid)));
+		if (xrc) {
+			pp_json_key_uint(j, "srqn", a[i].srqn);
+			pp_json_key_uint(j, "tgt_qpn", a[i].tgt_qpn);
+		}
+		pp_json_end_object(j);
+	}
+	pp_json_end_array(j);
+}
+
+static void write_addresses(struct pp_json *j, const struct pp_session *s)
+{
+	bool xrc = s->o->transport == PP_TR_XRC;
+	uint32_t n = s->res ? s->res->num_qps : 0;
+
+	pp_json_key(j, "addresses");
+	pp_json_begin_object(j);
+	write_addr_list(j, "local", s->res ? s->res->local : NULL, n, xrc);
+	/* the peer's addresses are known once ADDRS came: QPNs are not 0 */
+	write_addr_list(j, "remote",
+			s->remote && s->remote[0].qpn ? s->remote : NULL, n,
+			xrc);
+	pp_json_end_object(j);
+}
+
+static void write_histogram(struct pp_json *j, const struct pp_run_result *r)
+{
+	struct pp_hist h;
+	unsigned int i;
+
+	pp_json_key(j, "histogram");
+	if (!r->nsamples || pp_hist_compute(r->samples, r->nsamples,
+					    PP_HIST_DEFAULT_BINS, &h)) {
+		pp_json_null(j);
+		return;
+	}
+	pp_json_begin_object(j);
+	pp_json_key_uint(j, "lo_ns", h.lo);
+	pp_json_key_uint(j, "width_ns", h.width);
+	pp_json_key(j, "counts");
+	pp_json_begin_array(j);
+	for (i = 0; i < h.nbins; i++)
+		pp_json_uint(j, h.count[i]);
+	pp_json_end_array(j);
+	pp_json_key_uint(j, "overflow", h.overflow);
+	pp_json_key_uint(j, "max_ns", h.max);
+	pp_json_end_object(j);
+}
+
+static void write_results(struct pp_json *j, const struct pp_session *s)
+{
+	size_t k;
+
+	pp_json_key(j, "results");
+	pp_json_begin_array(j);
+	for (k = 0; k < s->nresults; k++) {
+		const struct pp_run_result *r = &s->results[k];
+		struct pp_stats st;
+		bool have = !pp_stats_compute(r->samples, r->nsamples, &st);
+
+		pp_json_begin_object(j);
+		pp_json_key_uint(j, "size", r->size);
+		pp_json_key_uint(j, "completed", r->completed);
+		pp_json_key_uint(j, "lost", r->lost);
+		pp_json_key(j, "figures");
+		pp_json_figures(j, have ? &st : NULL, r->size, r->completed,
+				r->seconds);
+		write_histogram(j, r);
+		pp_json_end_object(j);
+	}
+	pp_json_end_array(j);
+}
+
+static void write_started(struct pp_json *j, int64_t started)
+{
+	time_t t = (time_t)started;
+	struct tm tm;
+	char buf[32];
+
+	if (!started || !gmtime_r(&t, &tm) ||
+	    !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+		pp_json_key(j, "started");
+		pp_json_null(j);
+		return;
+	}
+	pp_json_key_string(j, "started", buf);
+}
+
+int pp_session_write_json(const struct pp_session *s, FILE *f, int exit_status,
+			  const char *error)
+{
+	const struct pp_opts *o = s->o;
+	struct pp_json j;
+	char host[256] = "";
+
+	if (gethostname(host, sizeof(host)))
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	pp_json_init(&j, f, false);
+	pp_json_begin_object(&j);
+	pp_json_key_int(&j, "schema", PP_DOC_SCHEMA);
+	pp_json_key_string(&j, "version", PP_VERSION);
+	pp_json_key_string(&j, "tool", pp_tool_name(o->tool));
+	pp_json_key_string(&j, "role", o->host ? "client" : "server");
+	pp_json_key_string(&j, "transport",
+			   pp_transport_name(s->agreed.tool ?
+						     s->agreed.transport :
+						     o->transport));
+	write_started(&j, s->started);
+	key_string_or_null(&j, "host", host);
+	key_string_or_null(&j, "peer", o->host ? o->host : s->peer_addr);
+	write_device(&j, s);
+	write_params(&j, s);
+	write_addresses(&j, s);
+	write_results(&j, s);
+	pp_json_key(&j, "status");
+	pp_json_begin_object(&j);
+	pp_json_key_int(&j, "exit", exit_status);
+	key_string_or_null(&j, "error", error);
+	pp_json_end_object(&j);
+	pp_json_end_object(&j);
+	return pp_json_finish(&j);
+}

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_doc.c - the --json document of a run (pp_session_write_json()), on
+ * sessions filled by hand: no device is needed.  Python's json module
+ * parses each document and checks every field of docs/measurement.md.
+ */
+#define _GNU_SOURCE /* asprintf */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <infiniband/verbs.h>
+
+#include "pp_session.h"
+
+#define NSIZES 3
+
+static struct pp_opts o;
+static struct pp_session s;
+static struct pp_res res;
+static struct pp_addr local, remote;
+static uint64_t samples[NSIZES][100];
+
+/* A client that ran a sweep of 1, 2 and 4 bytes, 100 iterations each. */
+static void session_sweep(void)
+{
+	size_t k, i;
+
+	pp_opts_init(&o, PP_TOOL_RC, "rc_pingpong");
+	o.host = "10.0.0.2";
+	o.sweep = true;
+	o.warmup = 5;
+	o.set |= 1u << PP_OPT_SWEEP;
+	memset(&s, 0, sizeof(s));
+	s.o = &o;
+	s.started = 1795000000; /* 2026-11-18T11:06:40Z */
+	s.caps = (struct pp_port_caps){
+		.devname = "rxe0",
+		.ib_port = 1,
+		.link_layer = IBV_LINK_LAYER_ETHERNET,
+		.active_mtu = 1024,
+	};
+	s.gid_index = 1;
+	memcpy(s.gid, "\0\0\0\0\0\0\0\0\0\0\xff\xff\x0a\x63\x00\x01", 16);
+	s.gid_type = PP_GID_TYPE_ROCE_V2;
+	s.gid_auto = true;
+	s.conn.fd = -1;
+	s.agreed = (struct pp_hello){
+		.tool = PP_TOOL_RC,
+		.transport = PP_TR_RC,
+		.flags = PP_F_SWEEP,
+		.mtu = 1024,
+		.size = 4,
+		.iters = 100,
+		.rx_depth = 500,
+		.num_qps = 1,
+		.warmup = 5,
+	};
+	local = (struct pp_addr){ .qpn = 17, .psn = 0x123456 };
+	remote = (struct pp_addr){ .qpn = 18, .psn = 0x654321 };
+	memcpy(local.gid, s.gid, 16);
+	memcpy(remote.gid, s.gid, 16);
+	res.num_qps = 1;
+	res.local = &local;
+	s.res = &res;
+	s.remote = &remote;
+	s.nsizes = pp_sweep_sizes(&s.agreed, s.sizes);
+	ck_assert_uint_eq(s.nsizes, NSIZES);
+	for (k = 0; k < NSIZES; k++) {
+		for (i = 0; i < 100; i++)
+			samples[k][i] = 10000 + 1000 * k + i * 10;
+		s.results[k] = (struct pp_run_result){
+			.size = s.sizes[k],
+			.completed = 100,
+			.seconds = 0.0012 * (double)(k + 1),
+			.samples = samples[k],
+			.nsamples = 100,
+		};
+	}
+	s.nresults = NSIZES;
+}
+
+/* The document of @s as text, malloc'ed. */
+static char *doc_text(int exit_status, const char *error)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(pp_session_write_json(&s, f, exit_status, error), 0);
+	fclose(f);
+	return text;
+}
+
+/*
+ * Python's json module reads @text; @checks (Python statements over the
+ * document d) must hold.  Returns the exit status; 77 without python3.
+ */
+static int python_check(const char *text, const char *checks)
+{
+	char *cmd = NULL;
+	FILE *p;
+	int st;
+
+	if (system("command -v python3 >/dev/null 2>&1"))
+		return 77;
+	ck_assert_int_gt(
+		asprintf(&cmd,
+			 "python3 -c '"
+			 "import json, sys\n"
+			 "text = sys.stdin.read()\n"
+			 "assert text.count(\"\\n\") == 1 and text.endswith(\"\\n\"), \"one line\"\n"
+			 "d = json.loads(text)\n"
+			 "%s\n'",
+			 checks),
+		0);
+	p = popen(cmd, "w");
+	ck_assert_ptr_nonnull(p);
+	fputs(text, p);
+	st = pclose(p);
+	free(cmd);
+	ck_assert_int_ne(st, -1);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Every field of schema 1 (docs/measurement.md), as Python. */
+static const char fields[] =
+	"top = [\"schema\", \"version\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"status\"]\n"
+	"assert sorted(d) == sorted(top), sorted(d)\n"
+	"assert d[\"schema\"] == 1\n"
+	"assert sorted(d[\"device\"]) == sorted([\"name\", \"port\", \"link_layer\", \"lid\", \"active_mtu\", \"gid_index\", \"gid\", \"gid_type\", \"gid_auto\"])\n"
+	"assert sorted(d[\"params\"]) == sorted([\"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"timeout_ms\", \"tcp_port\"])\n"
+	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
+	"assert sorted(d[\"status\"]) == [\"error\", \"exit\"]\n"
+	"for r in d[\"results\"]:\n"
+	"    assert sorted(r) == sorted([\"size\", \"completed\", \"lost\", \"figures\", \"histogram\"])\n"
+	"    assert sorted(r[\"figures\"]) == sorted([\"iterations\", \"bytes\", \"seconds\", \"usec_per_iter\", \"mbit_per_sec\", \"msg_per_sec\", \"latency_usec\"])\n"
+	"    if r[\"figures\"][\"latency_usec\"] is not None:\n"
+	"        assert sorted(r[\"figures\"][\"latency_usec\"]) == sorted([\"min\", \"median\", \"mean\", \"stdev\", \"p50\", \"p90\", \"p99\", \"p99_9\", \"max\", \"samples\"])\n"
+	"    if r[\"histogram\"] is not None:\n"
+	"        assert sorted(r[\"histogram\"]) == sorted([\"lo_ns\", \"width_ns\", \"counts\", \"overflow\", \"max_ns\"])\n"
+	"        assert sum(r[\"histogram\"][\"counts\"]) + r[\"histogram\"][\"overflow\"] == r[\"figures\"][\"latency_usec\"][\"samples\"]\n";
+
+START_TEST(test_sweep_document)
+{
+	char *text, *checks = NULL;
+	int ret;
+
+	session_sweep();
+	text = doc_text(0, NULL);
+	ck_assert_int_gt(
+		asprintf(
+			&checks,
+			"%s"
+			"assert d[\"tool\"] == \"rc_pingpong\" and d[\"role\"] == \"client\" and d[\"transport\"] == \"rc\"\n"
+			"assert d[\"started\"] == \"2026-11-18T11:06:40Z\", d[\"started\"]\n"
+			"assert d[\"peer\"] == \"10.0.0.2\"\n"
+			"dev = d[\"device\"]\n"
+			"assert dev[\"name\"] == \"rxe0\" and dev[\"port\"] == 1 and dev[\"link_layer\"] == \"Ethernet\"\n"
+			"assert dev[\"active_mtu\"] == 1024 and dev[\"gid_index\"] == 1 and dev[\"gid\"] == \"::ffff:10.99.0.1\"\n"
+			"assert dev[\"gid_type\"] == \"RoCE v2\" and dev[\"gid_auto\"] is True\n"
+			"p = d[\"params\"]\n"
+			"assert p[\"sweep\"] is True and p[\"size\"] == 4 and p[\"iters\"] == 100 and p[\"warmup\"] == 5\n"
+			"assert p[\"duration_s\"] is None and p[\"mtu\"] == 1024 and p[\"inline\"] is True\n"
+			"assert p[\"tcp_port\"] == 18515 and p[\"timeout_ms\"] == 5000\n"
+			"a = d[\"addresses\"]\n"
+			"assert a[\"local\"] == [{\"lid\": 0, \"qpn\": 17, \"psn\": 0x123456, \"gid\": \"::ffff:10.99.0.1\"}], a\n"
+			"assert a[\"remote\"][0][\"qpn\"] == 18 and a[\"remote\"][0][\"psn\"] == 0x654321\n"
+			"rs = d[\"results\"]\n"
+			"assert [r[\"size\"] for r in rs] == [1, 2, 4], rs\n"
+			"for k, r in enumerate(rs):\n"
+			"    f = r[\"figures\"]\n"
+			"    assert r[\"completed\"] == 100 and r[\"lost\"] == 0\n"
+			"    assert f[\"iterations\"] == 100 and f[\"bytes\"] == 2 * r[\"size\"] * 100\n"
+			"    lat = f[\"latency_usec\"]\n"
+			"    assert lat[\"samples\"] == 100\n"
+			"    assert abs(lat[\"min\"] - (10 + k)) < 1e-9, lat\n"
+			"    assert abs(lat[\"max\"] - (10 + k + 0.99)) < 1e-9, lat\n"
+			"    assert abs(lat[\"median\"] - (10 + k + 0.495)) < 1e-9, lat\n"
+			"    assert abs(f[\"usec_per_iter\"] - 12 * (k + 1)) < 1e-6, f\n"
+			"assert d[\"status\"] == {\"exit\": 0, \"error\": None}\n",
+			fields),
+		0);
+	ret = python_check(text, checks);
+	if (ret == 77)
+		ck_abort_msg("python3 is needed to parse the document");
+	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
+	free(checks);
+	free(text);
+}
+END_TEST
+
+/* A run that failed before the HELLO exchange: what is unknown is null. */
+START_TEST(test_failed_early_document)
+{
+	char *text, *checks = NULL;
+	int ret;
+
+	pp_opts_init(&o, PP_TOOL_UD, "ud_pingpong");
+	o.duration_s = 3;
+	memset(&s, 0, sizeof(s));
+	s.o = &o;
+	s.gid_index = -1;
+	s.conn.fd = -1;
+	text = doc_text(1, "no RDMA device found");
+	ck_assert_int_gt(
+		asprintf(
+			&checks,
+			"%s"
+			"assert d[\"role\"] == \"server\" and d[\"transport\"] == \"ud\"\n"
+			"assert d[\"peer\"] is None and d[\"started\"] is None\n"
+			"assert d[\"device\"][\"name\"] is None and d[\"device\"][\"gid\"] is None\n"
+			"assert d[\"device\"][\"gid_index\"] is None and d[\"device\"][\"gid_type\"] is None\n"
+			"assert d[\"params\"][\"mtu\"] is None and d[\"params\"][\"iters\"] is None\n"
+			"assert d[\"params\"][\"duration_s\"] == 3 and d[\"params\"][\"size\"] == 1024\n"
+			"assert d[\"addresses\"] == {\"local\": [], \"remote\": []}\n"
+			"assert d[\"results\"] == []\n"
+			"assert d[\"status\"] == {\"exit\": 1, \"error\": \"no RDMA device found\"}\n",
+			fields),
+		0);
+	ret = python_check(text, checks);
+	if (ret == 77)
+		ck_abort_msg("python3 is needed to parse the document");
+	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
+	free(checks);
+	free(text);
+}
+END_TEST
+
+/* A run stopped in its second size: the sizes done stay, none is merged. */
+START_TEST(test_partial_sweep_document)
+{
+	char *text;
+	int ret;
+
+	session_sweep();
+	s.results[1].completed = 40;
+	s.results[1].nsamples = 40;
+	s.results[1].lost = 2;
+	s.nresults = 2;
+	text = doc_text(130, "interrupted by SIGINT at iteration 45 of 100");
+	ret = python_check(
+		text,
+		"rs = d[\"results\"]\n"
+		"assert [(r[\"size\"], r[\"completed\"], r[\"lost\"]) for r in rs] == [(1, 100, 0), (2, 40, 2)], rs\n"
+		"assert rs[1][\"figures\"][\"latency_usec\"][\"samples\"] == 40\n"
+		"assert d[\"status\"][\"exit\"] == 130\n"
+		"assert d[\"status\"][\"error\"].startswith(\"interrupted by SIGINT\")\n");
+	if (ret == 77)
+		ck_abort_msg("python3 is needed to parse the document");
+	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
+	free(text);
+}
+END_TEST
+
+/* A result without samples: no latency object, no histogram. */
+START_TEST(test_no_samples_document)
+{
+	char *text;
+	int ret;
+
+	session_sweep();
+	s.results[0].nsamples = 0;
+	s.results[0].completed = 0;
+	s.results[0].seconds = 0;
+	s.nresults = 1;
+	text = doc_text(1, "x");
+	ret = python_check(text,
+			   "r = d[\"results\"][0]\n"
+			   "assert r[\"figures\"][\"latency_usec\"] is None\n"
+			   "assert r[\"figures\"][\"usec_per_iter\"] is None\n"
+			   "assert r[\"histogram\"] is None\n");
+	if (ret == 77)
+		ck_abort_msg("python3 is needed to parse the document");
+	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
+	free(text);
+}
+END_TEST
+
+static Suite *doc_suite(void)
+{
+	Suite *su = suite_create("doc");
+	TCase *tc = tcase_create("json");
+
+	tcase_add_test(tc, test_sweep_document);
+	tcase_add_test(tc, test_failed_early_document);
+	tcase_add_test(tc, test_partial_sweep_document);
+	tcase_add_test(tc, test_no_samples_document);
+	suite_add_tcase(su, tc);
+	return su;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(doc_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
