@@ -113,7 +113,8 @@ static struct ibv_qp *create_qp(struct pp_res *r)
 		ia.cap.max_inline_data = 0;
 		qp = ibv_create_qp(r->pd, &ia);
 	}
-	if (qp)
+	/* a device may report inline room that was not asked for: unused */
+	if (qp && inline_wanted(r))
 		r->max_inline = ia.cap.max_inline_data;
 	return qp;
 }
@@ -139,7 +140,8 @@ static struct ibv_qp *xrc_create_send_qp(struct pp_res *r)
 		ia.cap.max_inline_data = 0;
 		qp = ibv_create_qp_ex(r->ctx, &ia);
 	}
-	if (qp)
+	/* a device may report inline room that was not asked for: unused */
+	if (qp && inline_wanted(r))
 		r->max_inline = ia.cap.max_inline_data;
 	return qp;
 }

@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 
+#include "pp_clock.h"
 #include "pp_rdmacore.h"
 #include "pp_run.h"
 #include "pp_signal.h"
@@ -51,6 +52,14 @@ struct run {
 	uint64_t arrived;    /* ... messages received */
 	uint64_t replied;    /* ... replies completed */
 };
+
+/* pp_deadline() on the loop's clock (pp_clock.h). */
+static int64_t clock_deadline(int timeout_ms)
+{
+	if (timeout_ms < 0)
+		return INT64_MAX;
+	return pp_clock_ns() + (int64_t)timeout_ms * 1000000;
+}
 
 uint8_t pp_pattern_byte(size_t off, uint64_t seq, bool from_server)
 {
@@ -138,7 +147,7 @@ static int on_recv_stock(struct run *s, const struct ibv_wc *wc)
 			return EPROTO;
 		}
 		s->sq[q].waiting++;
-		s->sq[q].got_ns = pp_now_ns();
+		s->sq[q].got_ns = pp_clock_ns();
 		s->arrived++;
 		return 0;
 	}
@@ -151,7 +160,7 @@ static int on_recv_stock(struct run *s, const struct ibv_wc *wc)
 	}
 	s->got = true;
 	s->got_seq = s->want;
-	s->got_ns = pp_now_ns();
+	s->got_ns = pp_clock_ns();
 	return 0;
 }
 
@@ -196,7 +205,7 @@ static int on_recv(struct run *s, const struct ibv_wc *wc)
 		}
 		s->got = true;
 		s->got_seq = seq;
-		s->got_ns = pp_now_ns();
+		s->got_ns = pp_clock_ns();
 		if (s->cfg->is_server && !s->lossy && seq != s->want) {
 			pp_err_set(
 				s->err,
@@ -308,7 +317,7 @@ static int poll_batch(struct run *s)
 	 * lossy client only a reply shows that the server is still there.
 	 */
 	if (n && (s->heard || !s->lossy || s->cfg->is_server))
-		s->progress_deadline = pp_deadline(s->cfg->timeout_ms);
+		s->progress_deadline = clock_deadline(s->cfg->timeout_ms);
 	return n ? 0 : EAGAIN;
 }
 
@@ -319,7 +328,7 @@ static int wait_event(struct run *s, int64_t until)
 		{ .fd = s->r->channel->fd, .events = POLLIN },
 		{ .fd = s->c->fd, .events = POLLIN },
 	};
-	int64_t left = until - pp_now_ns();
+	int64_t left = until - pp_clock_ns();
 	struct ibv_cq *cq;
 	void *cq_ctx;
 	int ret;
@@ -361,7 +370,7 @@ static int wait_cq(struct run *s, int64_t loss_deadline)
 			return ret;
 		if (!s->cfg->use_event && ++spins % PP_SPINS_PER_CLOCK)
 			continue;
-		now = pp_now_ns();
+		now = pp_clock_ns();
 		if (pp_signal_caught())
 			return interrupted(s);
 		if (now >= loss_deadline)
@@ -509,7 +518,7 @@ static int run_client(struct run *s)
 					false);
 		s->want = seq;
 		s->got = false;
-		t0 = pp_now_ns();
+		t0 = pp_clock_ns();
 		if (i == cfg->warmup) {
 			start = t0;
 			if (cfg->duration_ns)
@@ -537,7 +546,7 @@ static int run_client(struct run *s)
 		if (!s->got) {
 			/* the time spent waiting in vain is not run time */
 			if (measured)
-				lost_ns += pp_now_ns() - t0;
+				lost_ns += pp_clock_ns() - t0;
 			res->lost++;
 			continue;
 		}
@@ -608,7 +617,7 @@ static int run_server(struct run *s)
 		else if (cfg->validate)
 			pp_pattern_fill(s->r->send_buf, s->r->msg_size, seq,
 					true);
-		last_send = pp_now_ns();
+		last_send = pp_clock_ns();
 		ret = post_send(s, seq);
 		if (ret)
 			goto out;
@@ -620,7 +629,7 @@ static int run_server(struct run *s)
 	}
 	ret = wait_send(s);
 	if (!ret)
-		last_send = pp_now_ns();
+		last_send = pp_clock_ns();
 out:
 	/*
 	 * From the first measured message to the last reply: a run that the
@@ -684,12 +693,12 @@ static int run_stock_srq_server(struct run *s)
 			}
 			p->waiting--;
 			p->busy = true;
-			p->last_send = pp_now_ns();
+			p->last_send = pp_clock_ns();
 			sent++;
 		}
 	}
 out:
-	now = pp_now_ns();
+	now = pp_clock_ns();
 	res->completed = s->replied;
 	if (start)
 		res->seconds = (double)(now - start) / 1e9;
@@ -711,7 +720,11 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 	   const struct pp_run_cfg *cfg, struct pp_run_result *res,
 	   struct pp_err *err)
 {
-	struct run s = {
+	struct run s;
+	int ret;
+
+	pp_clock_init();
+	s = (struct run){
 		.r = r,
 		.c = c,
 		.cfg = cfg,
@@ -719,10 +732,9 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 		.err = err,
 		.lossy = r->attr.transport == PP_TR_UD &&
 			 cfg->loss_timeout_ms > 0,
-		.progress_deadline = pp_deadline(cfg->timeout_ms),
-		.next_peek = pp_now_ns() + PP_PEEK_NS,
+		.progress_deadline = clock_deadline(cfg->timeout_ms),
+		.next_peek = pp_clock_ns() + PP_PEEK_NS,
 	};
-	int ret;
 
 	memset(res, 0, sizeof(*res));
 	res->size = r->msg_size;

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "pp_clock.h"
 #include "pp_gid.h"
 #include "pp_hist.h"
 #include "pp_report.h"
@@ -334,7 +335,12 @@ int pp_session_run(struct pp_session *s)
 	};
 	struct pp_err lost = { .msg = "" };
 	int ret = 0, lost_ret = 0;
+	char clock[64];
 	size_t k;
+
+	pp_clock_init();
+	pp_trace_step(&s->trace, "run timed by the %s",
+		      pp_clock_name(clock, sizeof(clock)));
 
 	for (k = 0; k < s->nsizes && !ret; k++) {
 		struct pp_run_result *r = &s->results[k];
