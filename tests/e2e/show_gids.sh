@@ -13,6 +13,7 @@
 #   - one row per populated GID in sysfs: index, type, network device, IP
 #     address (IPv4-mapped GIDs as a.b.c.d) and, for IPv4-mapped ones, the
 #     GID text; no row for an empty entry;
+#   - --json gives the same port and GIDs as one JSON document;
 #   - without -d the device is listed too; an unknown -d fails with one line
 #     naming the devices that exist.
 set -euo pipefail
@@ -124,8 +125,36 @@ if [[ -z $first ]]; then
 	exit 1
 fi
 
-# Every device, when -d is not given.
+# The same, as JSON (--show-gids --json): one document, the same port and
+# GIDs.
 bin=$(pp_bin "$first")
+st=0
+PP_STEP_TIMEOUT=$show_timeout pp_client json "$PP_LOGS/json" "$bin" --show-gids \
+	--json -d "$PP_DEV" -i "$port" || st=$?
+pp_expect_status "$st" 0 "$first --show-gids --json"
+if python3 - "$PP_LOGS/json" <<EOF; then
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+d = json.loads(lines[0])
+assert d["schema"] == 1
+(p,) = d["ports"]
+assert p["device"] == "$PP_DEV" and p["port"] == $port, p
+assert p["active_mtu"] == $active_mtu and p["max_mtu"] == $max_mtu, p
+assert p["link_layer"] == "$link_layer", p
+assert p["gid_tbl_len"] == $total, p
+assert len(p["gids"]) == $populated, p["gids"]
+for g in p["gids"]:
+    assert sorted(g) == ["gid", "index", "ip", "netdev", "type"], g
+if "$link_layer" == "Ethernet":
+    assert any(g["type"] == "RoCE v2" and g["ip"] for g in p["gids"]), p["gids"]
+EOF
+	echo "ok: --json: port, MTUs and $populated GIDs as in sysfs"
+else
+	pp_fail "--show-gids --json does not match sysfs: $(cut -c1-300 "$PP_LOGS/json")"
+fi
+
+# Every device, when -d is not given.
 st=0
 PP_STEP_TIMEOUT=$show_timeout pp_client all "$PP_LOGS/all" "$bin" --show-gids || st=$?
 pp_expect_status "$st" 0 "$first --show-gids (every device)"
