@@ -75,8 +75,10 @@ static inline int64_t pp_clock_ns(void)
 {
 	if (!pp_clock.ticks)
 		return pp_now_ns();
+	/* signed: a CPU whose counter is a little behind gives a small
+	   negative difference, not a huge one */
 	return pp_clock.mono0 +
-	       (int64_t)((double)(pp_clock_ticks() - pp_clock.tick0) *
+	       (int64_t)((double)(int64_t)(pp_clock_ticks() - pp_clock.tick0) *
 			 pp_clock.ns_per_tick);
 }
 

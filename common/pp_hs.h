@@ -12,8 +12,8 @@
  *   READY                          ->   (each side: QPs at RTS, receives
  *                                  <-   READY  posted)
  *   ...... ping-pong over RDMA; either side may send ERROR at any time ......
- *   DONE                           ->
- *                                  <-   DONE
+ *   DONE                           ->   (after each size of a sweep,
+ *                                  <-   DONE   pp_sweep_sizes())
  *
  * The server adopts the client's parameters, except where its own command line
  * set an option explicitly: a difference there is a mismatch.  A mismatch, a

@@ -153,6 +153,18 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 	if (o.show_gids)
 		return show_gids(&o, &s.err);
 
+	if (o.samples_path) {
+		/* find out now, not after the run, that the file cannot be */
+		FILE *f = fopen(o.samples_path, "a");
+
+		if (!f) {
+			fprintf(stderr,
+				"%s: --samples: cannot write %s: %s (give a writable path)\n",
+				o.prog, o.samples_path, strerror(errno));
+			return PP_EXIT_FAIL;
+		}
+		fclose(f);
+	}
 	ret = pp_signal_install();
 	if (ret) {
 		fprintf(stderr, "%s: cannot catch SIGINT: %s\n", o.prog,

@@ -217,7 +217,7 @@ static const struct opt_def opt_table[] = {
 		.arg = "FILE",
 		.kind = OPT_STR,
 		.tools = TOOLS_ALL,
-		.help = "write every round trip to FILE (size,iteration,rtt_ns lines)",
+		.help = "write every round trip to FILE (size,sample,rtt_ns lines)",
 	},
 	{
 		.id = PP_OPT_NO_INLINE,

@@ -61,6 +61,17 @@ static int64_t clock_deadline(int timeout_ms)
 	return pp_clock_ns() + (int64_t)timeout_ms * 1000000;
 }
 
+/*
+ * A round trip from two readings of the clock.  Should the thread move
+ * between them to a CPU whose cycle counter lags by more than the round
+ * trip (not seen on synchronised counters), the difference is negative: 0
+ * then, not 2^64 - x.
+ */
+static uint64_t sample_ns(int64_t from, int64_t to)
+{
+	return to > from ? (uint64_t)(to - from) : 0;
+}
+
 uint8_t pp_pattern_byte(size_t off, uint64_t seq, bool from_server)
 {
 	uint64_t x = off * 7 + (off >> 8) * 13 + seq * 29 +
@@ -552,7 +563,7 @@ static int run_client(struct run *s)
 		}
 		if (measured) {
 			res->samples[res->nsamples++] =
-				(uint64_t)(s->got_ns - t0);
+				sample_ns(t0, s->got_ns);
 			res->completed++;
 			res->seconds =
 				(double)(s->got_ns - start - lost_ns) / 1e9;
@@ -601,7 +612,7 @@ static int run_server(struct run *s)
 		}
 		if (i > cfg->warmup && last_send)
 			res->samples[res->nsamples++] =
-				(uint64_t)(s->got_ns - last_send);
+				sample_ns(last_send, s->got_ns);
 		else if (i >= cfg->warmup && !start)
 			start = s->got_ns;
 		if (cfg->validate) {
@@ -675,7 +686,7 @@ static int run_stock_srq_server(struct run *s)
 				start = p->got_ns;
 			if (p->last_send)
 				res->samples[res->nsamples++] =
-					(uint64_t)(p->got_ns - p->last_send);
+					sample_ns(p->last_send, p->got_ns);
 			if (cfg->validate) {
 				ret = check_data(s, (uint32_t)sent, false);
 				if (ret)
@@ -742,7 +753,7 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 	if (!res->samples) {
 		pp_err_set(
 			err,
-			"cannot keep %llu round-trip samples in memory (lower -n)",
+			"cannot keep %llu round-trip samples in memory (lower -n or -D)",
 			(unsigned long long)cfg->iters);
 		return ENOMEM;
 	}

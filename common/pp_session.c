@@ -152,6 +152,7 @@ int pp_session_connect(struct pp_session *s)
 	struct pp_opts *o = s->o;
 	int ret;
 
+	s->started = (int64_t)time(NULL); /* this run's, for --json */
 	if (!s->conn.is_server) {
 		ret = pp_sock_connect(o->host, o->port,
 				      pp_deadline((int)o->timeout_ms),
@@ -287,7 +288,8 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 			&s->err, "lost %llu of %llu iterations%s",
 			(unsigned long long)s->peer_done.lost,
 			(unsigned long long)(rc->duration_ns ?
-						     s->peer_done.lost +
+						     rc->warmup +
+							     s->peer_done.lost +
 							     s->peer_done
 								     .completed :
 						     asked),
@@ -309,7 +311,8 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 			"lost %llu of %llu iterations (no reply within %d ms)%s",
 			(unsigned long long)r->lost,
 			(unsigned long long)(rc->duration_ns ?
-						     r->lost + r->completed :
+						     rc->warmup + r->lost +
+							     r->completed :
 						     asked),
 			rc->loss_timeout_ms,
 			s->nsizes > 1 ? " (first size with losses)" : "");
@@ -339,7 +342,7 @@ int pp_session_run(struct pp_session *s)
 	size_t k;
 
 	pp_clock_init();
-	pp_trace_step(&s->trace, "run timed by the %s",
+	pp_trace_step(&s->trace, "clock: %s",
 		      pp_clock_name(clock, sizeof(clock)));
 
 	for (k = 0; k < s->nsizes && !ret; k++) {

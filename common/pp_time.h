@@ -9,7 +9,8 @@
 #include <time.h>
 
 /**
- * pp_now_ns() - CLOCK_MONOTONIC in nanoseconds (a vDSO read, no system call)
+ * pp_now_ns() - CLOCK_MONOTONIC in nanoseconds (a vDSO read when the
+ * kernel's clocksource is the TSC; else a system call: pp_clock.h)
  */
 static inline int64_t pp_now_ns(void)
 {

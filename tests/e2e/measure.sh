@@ -18,7 +18,8 @@
 #   - --histogram prints a histogram; --samples writes one line per sample;
 #   - --no-inline: --trace shows QPs without inline sends (with inline by
 #     default at 1 byte);
-#   - a refused run still writes its document: exit status and error line.
+#   - a refused run still writes its document: exit status and error line;
+#   - --samples to a path that cannot be written fails before the run.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -197,4 +198,12 @@ pycheck "refused run: status and error in the document" \
 assert d['status']['exit'] == 1, d['status']
 assert 'size: client 2048, server 1024' in d['status']['error'], d['status']
 assert d['results'] == []"
+
+# --- --samples to a path that cannot be written: refused before the run
+st=0
+pp_client badsamples "$PP_LOGS/badsamples" "$rc" -d "$PP_DEV" -p "$port" \
+	--samples /nonexistent/x.csv "$PP_HOST" || st=$?
+pp_expect_status "$st" 1 "--samples /nonexistent/x.csv"
+pp_expect_grep '^rc_pingpong: --samples: cannot write /nonexistent/x.csv: No such file or directory' \
+	"$PP_LOGS/badsamples" "--samples: the path and the cause named"
 pp_finish
