@@ -56,6 +56,17 @@ static bool port_active(struct ibv_context *ctx, uint8_t ib_port)
 	       pa.state == IBV_PORT_ACTIVE;
 }
 
+const char *pp_link_layer_name(unsigned int ll)
+{
+	switch (ll) {
+	case IBV_LINK_LAYER_INFINIBAND:
+		return "InfiniBand";
+	case IBV_LINK_LAYER_ETHERNET:
+		return "Ethernet";
+	}
+	return NULL;
+}
+
 struct ibv_context *pp_dev_open(const char *name, uint8_t ib_port,
 				struct pp_err *err)
 {

@@ -32,6 +32,15 @@ struct pp_port_caps {
 };
 
 /**
+ * pp_link_layer_name() - "InfiniBand" or "Ethernet"
+ * @ll: IBV_LINK_LAYER_* (any value)
+ *
+ * Return: a static string, or NULL for unspecified and unknown values (the
+ * caller says what fits its message).
+ */
+const char *pp_link_layer_name(unsigned int ll);
+
+/**
  * pp_dev_open() - open a device by name, or the first with an active port
  * @name: device name (-d); NULL: the first device whose @ib_port is active
  * @ib_port: port number, for the choice when @name is NULL

@@ -35,17 +35,6 @@ static void key_string_or_null(struct pp_json *j, const char *key,
 		pp_json_null(j);
 }
 
-static const char *link_layer_name(uint8_t ll)
-{
-	switch (ll) {
-	case IBV_LINK_LAYER_INFINIBAND:
-		return "InfiniBand";
-	case IBV_LINK_LAYER_ETHERNET:
-		return "Ethernet";
-	}
-	return NULL;
-}
-
 static void write_device(struct pp_json *j, const struct pp_session *s)
 {
 	char gid[INET6_ADDRSTRLEN];
@@ -56,7 +45,7 @@ static void write_device(struct pp_json *j, const struct pp_session *s)
 	key_string_or_null(j, "name", s->caps.devname);
 	pp_json_key_uint(j, "port", s->caps.ib_port);
 	key_string_or_null(j, "link_layer",
-			   link_layer_name(s->caps.link_layer));
+			   pp_link_layer_name(s->caps.link_layer));
 	pp_json_key_uint(j, "lid", s->caps.lid);
 	pp_json_key_uint(j, "active_mtu", s->caps.active_mtu);
 	pp_json_key(j, "gid_index");

@@ -12,13 +12,6 @@
 #include "pp_sock.h"
 #include "pp_time.h"
 
-/* IBV_LINK_LAYER_* without including verbs.h: pp_hs never calls verbs. */
-enum {
-	PP_LL_UNSPECIFIED = 0,
-	PP_LL_INFINIBAND = 1,
-	PP_LL_ETHERNET = 2,
-};
-
 const char *pp_peer_name(const struct pp_conn *c)
 {
 	return c->is_server ? "client" : "server";
@@ -43,13 +36,9 @@ static const char *msg_name(unsigned int type)
 
 static const char *link_layer_name(unsigned int ll)
 {
-	switch (ll) {
-	case PP_LL_INFINIBAND:
-		return "InfiniBand";
-	case PP_LL_ETHERNET:
-		return "Ethernet";
-	}
-	return "unspecified";
+	const char *name = pp_link_layer_name(ll);
+
+	return name ? name : "unspecified";
 }
 
 static const char *on_off(bool on)

@@ -91,13 +91,9 @@ struct pp_gid_entry *pp_show_gid_table(struct ibv_context *ctx, uint8_t ib_port,
 
 static const char *link_layer_name(uint8_t ll)
 {
-	switch (ll) {
-	case IBV_LINK_LAYER_INFINIBAND:
-		return "InfiniBand";
-	case IBV_LINK_LAYER_ETHERNET:
-		return "Ethernet";
-	}
-	return "link layer unspecified";
+	const char *name = pp_link_layer_name(ll);
+
+	return name ? name : "link layer unspecified";
 }
 
 /*

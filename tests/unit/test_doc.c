@@ -127,6 +127,16 @@ static int python_check(const char *text, const char *checks)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* The document @text passes the Python @checks; python3 is required. */
+static void expect_doc(const char *text, const char *checks)
+{
+	int ret = python_check(text, checks);
+
+	if (ret == 77)
+		ck_abort_msg("python3 is needed to parse the document");
+	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
+}
+
 /* Every field of schema 1 (docs/measurement.md), as Python. */
 static const char fields[] =
 	"top = [\"schema\", \"version\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"status\"]\n"
@@ -148,7 +158,6 @@ static const char fields[] =
 START_TEST(test_sweep_document)
 {
 	char *text, *checks = NULL;
-	int ret;
 
 	session_sweep();
 	text = doc_text(0, NULL);
@@ -185,10 +194,7 @@ START_TEST(test_sweep_document)
 			"assert d[\"status\"] == {\"exit\": 0, \"error\": None}\n",
 			fields),
 		0);
-	ret = python_check(text, checks);
-	if (ret == 77)
-		ck_abort_msg("python3 is needed to parse the document");
-	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
+	expect_doc(text, checks);
 	free(checks);
 	free(text);
 }
@@ -198,7 +204,6 @@ END_TEST
 START_TEST(test_failed_early_document)
 {
 	char *text, *checks = NULL;
-	int ret;
 
 	pp_opts_init(&o, PP_TOOL_UD, "ud_pingpong");
 	o.duration_s = 3;
@@ -222,10 +227,7 @@ START_TEST(test_failed_early_document)
 			"assert d[\"status\"] == {\"exit\": 1, \"error\": \"no RDMA device found\"}\n",
 			fields),
 		0);
-	ret = python_check(text, checks);
-	if (ret == 77)
-		ck_abort_msg("python3 is needed to parse the document");
-	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
+	expect_doc(text, checks);
 	free(checks);
 	free(text);
 }
@@ -235,7 +237,6 @@ END_TEST
 START_TEST(test_partial_sweep_document)
 {
 	char *text;
-	int ret;
 
 	session_sweep();
 	s.results[1].completed = 40;
@@ -243,16 +244,13 @@ START_TEST(test_partial_sweep_document)
 	s.results[1].lost = 2;
 	s.nresults = 2;
 	text = doc_text(130, "interrupted by SIGINT at iteration 45 of 100");
-	ret = python_check(
+	expect_doc(
 		text,
 		"rs = d[\"results\"]\n"
 		"assert [(r[\"size\"], r[\"completed\"], r[\"lost\"]) for r in rs] == [(1, 100, 0), (2, 40, 2)], rs\n"
 		"assert rs[1][\"figures\"][\"latency_usec\"][\"samples\"] == 40\n"
 		"assert d[\"status\"][\"exit\"] == 130\n"
 		"assert d[\"status\"][\"error\"].startswith(\"interrupted by SIGINT\")\n");
-	if (ret == 77)
-		ck_abort_msg("python3 is needed to parse the document");
-	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
 	free(text);
 }
 END_TEST
@@ -261,7 +259,6 @@ END_TEST
 START_TEST(test_no_samples_document)
 {
 	char *text;
-	int ret;
 
 	session_sweep();
 	s.results[0].nsamples = 0;
@@ -269,14 +266,10 @@ START_TEST(test_no_samples_document)
 	s.results[0].seconds = 0;
 	s.nresults = 1;
 	text = doc_text(1, "x");
-	ret = python_check(text,
-			   "r = d[\"results\"][0]\n"
-			   "assert r[\"figures\"][\"latency_usec\"] is None\n"
-			   "assert r[\"figures\"][\"usec_per_iter\"] is None\n"
-			   "assert r[\"histogram\"] is None\n");
-	if (ret == 77)
-		ck_abort_msg("python3 is needed to parse the document");
-	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
+	expect_doc(text, "r = d[\"results\"][0]\n"
+			 "assert r[\"figures\"][\"latency_usec\"] is None\n"
+			 "assert r[\"figures\"][\"usec_per_iter\"] is None\n"
+			 "assert r[\"histogram\"] is None\n");
 	free(text);
 }
 END_TEST
