@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caps_fixture.h"
 #include "pp_hs.h"
 #include "pp_run.h"
 #include "pp_sock.h"
@@ -26,21 +27,7 @@
 
 static void caps_init(struct pp_port_caps *c, uint32_t active_mtu)
 {
-	*c = (struct pp_port_caps){
-		.devname = "rxe0",
-		.ib_port = 1,
-		.link_layer = LL_ETH,
-		.active_mtu = active_mtu,
-		.max_mtu = 4096,
-		.max_msg_sz = 1U << 31,
-		.max_mr_size = ~0ULL,
-		.max_qp_wr = 16384,
-		.max_srq_wr = 16384,
-		.max_qp = 4096,
-		.max_cqe = 65536,
-		.gid_tbl_len = 16,
-		.xrc = true,
-	};
+	caps_fixture(c, active_mtu);
 }
 
 /* A side of @tool with default options, its port at @active_mtu. */

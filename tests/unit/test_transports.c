@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps_fixture.h"
 #include "pp_hs.h"
 #include "pp_opts.h"
 #include "pp_run.h"
@@ -110,20 +111,8 @@ static void side_init(struct side *s, enum pp_tool tool, uint32_t active_mtu,
 {
 	pp_opts_init(&s->o, tool, "test_transports");
 	s->o.size = size;
-	s->caps = (struct pp_port_caps){
-		.devname = "rxe0",
-		.ib_port = 1,
-		.link_layer = LL_ETH,
-		.active_mtu = active_mtu,
-		.max_mtu = 4096,
-		.max_msg_sz = 1U << 31,
-		.max_mr_size = ~0ULL,
-		.max_qp_wr = 16384,
-		.max_srq_wr = 16384,
-		.max_qp = 4096,
-		.max_cqe = 65536,
-		.gid_tbl_len = 16,
-	};
+	caps_fixture(&s->caps, active_mtu);
+	s->caps.xrc = false;
 	pp_hello_build(&s->o, &s->caps, 1, PP_GID_TYPE_ROCE_V2, &s->h);
 }
 
