@@ -5,7 +5,7 @@
 MODE is one of
   garbage     64 random bytes (fixed seed): not our protocol at all
   truncated   a HELLO header announcing 64 bytes, 10 of them, then close
-  badversion  a HELLO of protocol version 2
+  badversion  a HELLO of protocol version 3 (ours is 2)
   silent      connect and send nothing; wait (at most 30 s) for the server
   close       connect and close at once
 
@@ -24,6 +24,7 @@ import time
 MAGIC = 0x50504E47
 HELLO = 1
 ERROR = 5
+VERSION = 2  # PP_WIRE_VERSION; VERSION + 1 is a future one
 
 
 def header(version, mtype, length):
@@ -61,12 +62,12 @@ def main():
         rnd = random.Random(9)
         s.sendall(bytes(rnd.randrange(256) for _ in range(64)))
     elif mode == "truncated":
-        s.sendall(header(1, HELLO, 64) + hello_body()[:10])
+        s.sendall(header(VERSION, HELLO, 64) + hello_body()[:10])
         s.close()
         print("closed")
         return
     elif mode == "badversion":
-        s.sendall(header(2, HELLO, 64) + hello_body())
+        s.sendall(header(VERSION + 1, HELLO, 64) + hello_body())
     elif mode == "silent":
         t0 = time.monotonic()
         answer = read_answer(s)
