@@ -260,6 +260,14 @@ int pp_session_setup(struct pp_session *s)
 	return tell_peer(s, ret);
 }
 
+/* The iterations a side ran, warm-up included, as its DONE counts them. */
+static uint64_t iters_run(const struct pp_run_cfg *rc, const struct pp_done *d)
+{
+	if (!rc->duration_ns)
+		return rc->warmup + rc->iters; /* a lost one was still run */
+	return rc->warmup + d->lost + d->completed;
+}
+
 /*
  * After each size: DONE both ways (the peer's may have ended our loop
  * already), then what the two results say.  Return 0; ETIMEDOUT (UD
@@ -270,7 +278,6 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 {
 	struct pp_done mine = { .completed = r->completed, .lost = r->lost };
 	struct pp_msg m = { .type = PP_MSG_DONE };
-	uint64_t asked = rc->warmup + rc->iters;
 	int ret;
 
 	if (r->peer_done) {
@@ -284,16 +291,10 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 		return tell_peer(s, ret);
 	/* Both sides know the outcome from DONE: no ERROR follows it. */
 	if (s->conn.is_server && s->peer_done.lost) {
-		pp_err_set(
-			&s->err, "lost %llu of %llu iterations%s",
-			(unsigned long long)s->peer_done.lost,
-			(unsigned long long)(rc->duration_ns ?
-						     rc->warmup +
-							     s->peer_done.lost +
-							     s->peer_done
-								     .completed :
-						     asked),
-			s->nsizes > 1 ? " (first size with losses)" : "");
+		pp_err_set(&s->err, "lost %llu of %llu iterations%s",
+			   (unsigned long long)s->peer_done.lost,
+			   (unsigned long long)iters_run(rc, &s->peer_done),
+			   s->nsizes > 1 ? " (first size with losses)" : "");
 		s->err.remote = true; /* printed as "client: lost ..." */
 		return ETIMEDOUT;
 	}
@@ -310,10 +311,7 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 			&s->err,
 			"lost %llu of %llu iterations (no reply within %d ms)%s",
 			(unsigned long long)r->lost,
-			(unsigned long long)(rc->duration_ns ?
-						     rc->warmup + r->lost +
-							     r->completed :
-						     asked),
+			(unsigned long long)iters_run(rc, &mine),
 			rc->loss_timeout_ms,
 			s->nsizes > 1 ? " (first size with losses)" : "");
 		return ETIMEDOUT;
