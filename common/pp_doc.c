@@ -165,6 +165,21 @@ static void write_histogram(struct pp_json *j, const struct pp_run_result *r)
 	pp_json_end_object(j);
 }
 
+static void write_post(struct pp_json *j, const struct pp_run_result *r)
+{
+	pp_json_key(j, "post_send_usec");
+	if (!r->posts) {
+		pp_json_null(j);
+		return;
+	}
+	pp_json_begin_object(j);
+	pp_json_key_uint(j, "posts", r->posts);
+	pp_json_key_double(j, "mean",
+			   (double)r->post_ns / 1e3 / (double)r->posts);
+	pp_json_key_double(j, "max", (double)r->post_max_ns / 1e3);
+	pp_json_end_object(j);
+}
+
 static void write_results(struct pp_json *j, const struct pp_session *s)
 {
 	size_t k;
@@ -184,6 +199,7 @@ static void write_results(struct pp_json *j, const struct pp_session *s)
 		pp_json_figures(j, have ? &st : NULL, r->size, r->completed,
 				r->seconds);
 		write_histogram(j, r);
+		write_post(j, r);
 		pp_json_end_object(j);
 	}
 	pp_json_end_array(j);

@@ -83,6 +83,15 @@ void pp_report_stats(FILE *f, const struct pp_stats *s, uint64_t size,
 	fprintf(f, "rate: %.2f Mbit/sec, %.0f msg/sec\n", mbps, msgs);
 }
 
+void pp_report_post(FILE *f, uint64_t posts, uint64_t post_ns, uint64_t max_ns)
+{
+	if (!posts)
+		return;
+	fprintf(f, "post_send usec: n %llu mean %.3f max %.3f\n",
+		(unsigned long long)posts,
+		(double)post_ns / 1e3 / (double)posts, (double)max_ns / 1e3);
+}
+
 void pp_report_sweep_header(FILE *f)
 {
 	fprintf(f, "%10s %10s %11s %10s %10s %10s %10s %10s %10s %11s %6s\n",

@@ -50,6 +50,18 @@ void pp_report_stats(FILE *f, const struct pp_stats *s, uint64_t size,
 		     uint64_t iters, double seconds);
 
 /**
+ * pp_report_post() - the time spent posting sends, one line:
+ * "post_send usec: n N mean A max B"
+ * @f: stream
+ * @posts: measured sends posted
+ * @post_ns: their time inside ibv_post_send(), in all
+ * @max_ns: the longest of them
+ *
+ * Prints nothing when @posts is 0.
+ */
+void pp_report_post(FILE *f, uint64_t posts, uint64_t post_ns, uint64_t max_ns);
+
+/**
  * pp_report_sweep_header() - the column names of a sweep's table
  * @f: stream
  */

@@ -475,6 +475,20 @@ static int check_data(struct run *s, uint32_t seq, bool from_server)
 	return EILSEQ;
 }
 
+/*
+ * A measured send took @from to @to inside ibv_post_send(): on a NIC the
+ * doorbell, on Soft-RoCE the protocol work too (docs/measurement.md).
+ */
+static void note_post(struct pp_run_result *res, int64_t from, int64_t to)
+{
+	uint64_t ns = sample_ns(from, to);
+
+	res->posts++;
+	res->post_ns += ns;
+	if (ns > res->post_max_ns)
+		res->post_max_ns = ns;
+}
+
 /* The iteration that message @seq belongs to, counted from the warm-up. */
 static uint64_t iter_of(const struct run *s, uint32_t seq)
 {
@@ -540,6 +554,8 @@ static int run_client(struct run *s)
 		ret = post_send(s, seq);
 		if (ret)
 			return ret;
+		if (measured)
+			note_post(res, t0, pp_clock_ns());
 		while (!s->got) {
 			ret = wait_cq(
 				s, s->lossy ?
@@ -632,8 +648,10 @@ static int run_server(struct run *s)
 		ret = post_send(s, seq);
 		if (ret)
 			goto out;
-		if (i >= cfg->warmup)
+		if (i >= cfg->warmup) {
+			note_post(res, last_send, pp_clock_ns());
 			res->completed++;
+		}
 		s->want = seq + 1;
 		if (i + 1 >= total)
 			break;
@@ -693,6 +711,7 @@ static int run_stock_srq_server(struct run *s)
 					goto out;
 				stock_echo(s);
 			}
+			now = pp_clock_ns();
 			ret = pp_res_post_send(s->r, q, (uint32_t)sent);
 			if (ret) {
 				pp_err_set(
@@ -704,7 +723,8 @@ static int run_stock_srq_server(struct run *s)
 			}
 			p->waiting--;
 			p->busy = true;
-			p->last_send = pp_clock_ns();
+			p->last_send = now;
+			note_post(res, now, pp_clock_ns());
 			sent++;
 		}
 	}

@@ -62,12 +62,15 @@ struct pp_run_cfg {
 };
 
 struct pp_run_result {
-	uint64_t size;	    /* message size of the run */
-	uint64_t completed; /* measured iterations completed */
-	uint64_t lost;	    /* UD: iterations (warm-up too) whose message was
+	uint64_t size;	      /* message size of the run */
+	uint64_t completed;   /* measured iterations completed */
+	uint64_t lost;	      /* UD: iterations (warm-up too) whose message was
 			       lost */
-	double seconds;	    /* wall time of completed measured iterations */
-	uint64_t *samples;  /* round trips in ns; free with pp_run_free() */
+	double seconds;	      /* wall time of completed measured iterations */
+	uint64_t posts;	      /* measured sends posted ... */
+	uint64_t post_ns;     /* ... the time spent inside ibv_post_send() */
+	uint64_t post_max_ns; /* ... and the longest one */
+	uint64_t *samples;    /* round trips in ns; free with pp_run_free() */
 	size_t nsamples;
 	bool peer_done;		    /* the peer's DONE arrived during the run */
 	struct pp_done peer_result; /* ... and said this */

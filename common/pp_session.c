@@ -440,6 +440,7 @@ void pp_session_print_result(const struct pp_session *s, FILE *f)
 	pp_report_totals(f, r->size, r->completed, r->seconds);
 	if (!pp_stats_compute(r->samples, r->nsamples, &st))
 		pp_report_stats(f, &st, r->size, r->completed, r->seconds);
+	pp_report_post(f, r->posts, r->post_ns, r->post_max_ns);
 	if (s->o->histogram)
 		print_histogram(r, f);
 }

@@ -16,6 +16,8 @@
 #   - -D 2: the run lasts about two seconds and both sides count the same
 #     iterations;
 #   - --histogram prints a histogram; --samples writes one line per sample;
+#   - the time inside ibv_post_send: one post per measured iteration on
+#     each side (JSON), its mean within the round trip's (text and JSON);
 #   - --no-inline: --trace shows QPs without inline sends (with inline by
 #     default at 1 byte);
 #   - a refused run still writes its document: exit status and error line;
@@ -91,6 +93,9 @@ for r in d['results']:
     assert 0 < f['latency_usec']['min'] <= f['latency_usec']['median'] <= f['latency_usec']['max']
     assert f['bytes'] == 2 * r['size'] * 50
     assert sum(r['histogram']['counts']) + r['histogram']['overflow'] == 50
+    post = r['post_send_usec']
+    assert post['posts'] == 50 and 0 < post['mean'] <= post['max'], post
+    assert post['mean'] <= f['latency_usec']['mean'], (post, f)
 p = d['params']
 assert p['sweep'] is True and p['warmup'] == 5 and p['validate'] is True and p['iters'] == 50
 assert d['device']['name'] == '$PP_DEV' and d['device']['active_mtu'] > 0
@@ -101,6 +106,7 @@ pycheck "server document: the same sizes, adopted parameters" \
 assert d['role'] == 'server'
 assert [r['size'] for r in d['results']] == $sizes
 assert all(r['completed'] == 50 for r in d['results'])
+assert all(r['post_send_usec']['posts'] == 50 for r in d['results'])
 assert d['params']['warmup'] == 5 and d['params']['sweep'] is True
 assert d['status']['exit'] == 0"
 pycheck "the two documents' addresses cross over" "$PP_LOGS/sweep.client" "
@@ -171,6 +177,16 @@ pp_expect_grep '^histogram usec: n 200, [0-9]+ bins of ' "$PP_LOGS/hist.client" 
 	"histogram header"
 pp_expect_grep '^latency usec: n 200 ' "$PP_LOGS/hist.client" \
 	"warm-up iterations are not samples"
+# the time inside ibv_post_send is part of each round trip: mean <= mean
+post=$(sed -n 's/^post_send usec: n 200 mean \([0-9.]*\) max \([0-9.]*\)$/\1 \2/p' \
+	"$PP_LOGS/hist.client")
+lat=$(sed -n 's/^latency usec: .* mean \([0-9.]*\) .*/\1/p' "$PP_LOGS/hist.client")
+if [[ -n $post && -n $lat ]] && awk -v p="$post" -v l="$lat" 'BEGIN {
+	split(p, a, " "); exit !(a[1] > 0 && a[1] <= a[2] && a[1] <= l) }'; then
+	echo "ok: post_send usec: mean, max $post (round trip mean $lat)"
+else
+	pp_fail "post_send line '$post' against the latency mean '$lat'"
+fi
 if [[ -f $samples ]] && [[ $(head -n 1 "$samples") == size,sample,rtt_ns ]] &&
 	(($(grep -Ec '^8,[0-9]+,[0-9]+$' "$samples") == 200)) &&
 	(($(wc -l <"$samples") == 201)); then

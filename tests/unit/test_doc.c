@@ -78,6 +78,9 @@ static void session_sweep(void)
 			.seconds = 0.0012 * (double)(k + 1),
 			.samples = samples[k],
 			.nsamples = 100,
+			.posts = 100,
+			.post_ns = 100 * (2000 + 500 * k),
+			.post_max_ns = 9000 + k,
 		};
 	}
 	s.nresults = NSIZES;
@@ -147,7 +150,9 @@ static const char fields[] =
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
 	"assert sorted(d[\"status\"]) == [\"error\", \"exit\"]\n"
 	"for r in d[\"results\"]:\n"
-	"    assert sorted(r) == sorted([\"size\", \"completed\", \"lost\", \"figures\", \"histogram\"])\n"
+	"    assert sorted(r) == sorted([\"size\", \"completed\", \"lost\", \"figures\", \"histogram\", \"post_send_usec\"])\n"
+	"    if r[\"post_send_usec\"] is not None:\n"
+	"        assert sorted(r[\"post_send_usec\"]) == sorted([\"posts\", \"mean\", \"max\"])\n"
 	"    assert sorted(r[\"figures\"]) == sorted([\"iterations\", \"bytes\", \"seconds\", \"usec_per_iter\", \"mbit_per_sec\", \"msg_per_sec\", \"latency_usec\"])\n"
 	"    if r[\"figures\"][\"latency_usec\"] is not None:\n"
 	"        assert sorted(r[\"figures\"][\"latency_usec\"]) == sorted([\"min\", \"median\", \"mean\", \"stdev\", \"p50\", \"p90\", \"p99\", \"p99_9\", \"max\", \"samples\"])\n"
@@ -191,6 +196,10 @@ START_TEST(test_sweep_document)
 			"    assert abs(lat[\"max\"] - (10 + k + 0.99)) < 1e-9, lat\n"
 			"    assert abs(lat[\"median\"] - (10 + k + 0.495)) < 1e-9, lat\n"
 			"    assert abs(f[\"usec_per_iter\"] - 12 * (k + 1)) < 1e-6, f\n"
+			"    post = r[\"post_send_usec\"]\n"
+			"    assert post[\"posts\"] == 100, post\n"
+			"    assert abs(post[\"mean\"] - (2 + 0.5 * k)) < 1e-9, post\n"
+			"    assert abs(post[\"max\"] - (9 + k / 1000)) < 1e-9, post\n"
 			"assert d[\"status\"] == {\"exit\": 0, \"error\": None}\n",
 			fields),
 		0);
@@ -264,9 +273,11 @@ START_TEST(test_no_samples_document)
 	s.results[0].nsamples = 0;
 	s.results[0].completed = 0;
 	s.results[0].seconds = 0;
+	s.results[0].posts = 0;
 	s.nresults = 1;
 	text = doc_text(1, "x");
 	expect_doc(text, "r = d[\"results\"][0]\n"
+			 "assert r[\"post_send_usec\"] is None\n"
 			 "assert r[\"figures\"][\"latency_usec\"] is None\n"
 			 "assert r[\"figures\"][\"usec_per_iter\"] is None\n"
 			 "assert r[\"histogram\"] is None\n");

@@ -389,6 +389,31 @@ START_TEST(test_report_stats_fields)
 }
 END_TEST
 
+static char *render_post(uint64_t posts, uint64_t post_ns, uint64_t max_ns)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	pp_report_post(f, posts, post_ns, max_ns);
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
+}
+
+/* The mean of 3 posts (1.000, 2.000, 3.500 usec) and the longest one. */
+START_TEST(test_report_post)
+{
+	char *out = render_post(3, 6500, 3500);
+
+	ck_assert_str_eq(out, "post_send usec: n 3 mean 2.167 max 3.500\n");
+	free(out);
+	out = render_post(0, 0, 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+}
+END_TEST
+
 static Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats");
@@ -414,6 +439,7 @@ static Suite *stats_suite(void)
 	tcase_add_test(tr, test_report_totals_zero_seconds);
 	tcase_add_test(tr, test_report_stats_submicro);
 	tcase_add_test(tr, test_report_stats_fields);
+	tcase_add_test(tr, test_report_post);
 	suite_add_tcase(s, tr);
 	return s;
 }
