@@ -36,7 +36,8 @@
 #   PP_BENCH_BUDGET   seconds after which the remaining sizes are skipped
 #                     (default 1200)
 #
-# Run lines: PPBENCH,KIND,TRANSPORT,SIZE,ITERS,REP,WHO,STATUS,USEC_ITER,X,WALL
+# Run lines: PPBENCH,KIND,TRANSPORT,SIZE,ITERS,REP,WHO,STATUS,USEC_ITER,X,WALL,
+#            POST,RTT_MEAN,SPOST
 #   KIND   pilot (calibrates ITERS), pp (ping-pong vs stock), lat (vs
 #          ib_send_lat)
 #   WHO    ours or stock (ibv_*_pingpong) or perftest (ib_send_lat)
@@ -44,6 +45,10 @@
 #   X      ours: median round trip in usec; perftest: t_typical (one way)
 #          and t_avg, as "typical;avg"
 #   WALL   seconds the run took, start-up included
+#   POST   ours: the client's mean time inside ibv_post_send, usec (its
+#          "post_send usec:" line); empty for the others
+#   RTT_MEAN  ours: the mean round trip of the "latency usec:" line
+#   SPOST  ours: the server's mean time inside ibv_post_send, usec
 set -euo pipefail
 
 PP_DEV=${PP_DEV:-rxe0}
@@ -190,6 +195,16 @@ median_rtt() {
 	sed -n 's/^latency usec:.* median \([0-9.]*\) .*/\1/p' "$1" | head -n 1
 }
 
+# mean_rtt FILE: the mean of our "latency usec:" line.
+mean_rtt() {
+	sed -n 's/^latency usec:.* mean \([0-9.]*\) .*/\1/p' "$1" | head -n 1
+}
+
+# post_mean FILE: the mean of our "post_send usec:" line.
+post_mean() {
+	sed -n 's/^post_send usec:.* mean \([0-9.]*\) .*/\1/p' "$1" | head -n 1
+}
+
 # perftest_lat FILE SIZE: "typical;avg" from ib_send_lat's result row:
 # #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
 perftest_lat() {
@@ -230,20 +245,27 @@ pp_cmds() {
 # the usec/iter figure also in $last_usec (empty on failure).
 pp_run() {
 	local kind=$1 who=$2 tr=$3 size=$4 n=$5 rep=$6 st=0 x='' t0=$EPOCHREALTIME
+	local post='' mean='' spost=''
 	local -a srv cli
 	pp_cmds "$who" "$tr" "$size" "$n"
 	server_client "$limit" "${srv[@]}" -- "${cli[@]}" ||
 		st=$?
 	last_usec=$(usec_iter "$log.c")
-	[[ $who != ours ]] || x=$(median_rtt "$log.c")
+	if [[ $who == ours ]]; then
+		x=$(median_rtt "$log.c")
+		post=$(post_mean "$log.c")
+		mean=$(mean_rtt "$log.c")
+		spost=$(post_mean "$log.s")
+	fi
 	if ((st != 0)) || [[ -z $last_usec ]]; then
 		((st != 0)) || st=99
 		last_usec=
 		echo "inside.sh: $kind $who $tr $size B -n $n failed ($st):" >&2
 		tail -n 3 "$log.c" "$log.s" | sed 's/^/    /' >&2
 	fi
-	printf 'PPBENCH,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$kind" "$tr" "$size" \
-		"$n" "$rep" "$who" "$st" "$last_usec" "$x" "$(wall "$t0")"
+	printf 'PPBENCH,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$kind" \
+		"$tr" "$size" "$n" "$rep" "$who" "$st" "$last_usec" "$x" \
+		"$(wall "$t0")" "$post" "$mean" "$spost"
 }
 
 # lat_run SIZE ITERS REP: ib_send_lat once.
@@ -259,7 +281,7 @@ lat_run() {
 		echo "inside.sh: ib_send_lat $size B -n $n failed ($st):" >&2
 		tail -n 3 "$log.c" "$log.s" | sed 's/^/    /' >&2
 	fi
-	printf 'PPBENCH,lat,rc,%s,%s,%s,perftest,%s,,%s,%s\n' "$size" "$n" \
+	printf 'PPBENCH,lat,rc,%s,%s,%s,perftest,%s,,%s,%s,,,\n' "$size" "$n" \
 		"$rep" "$st" "$x" "$(wall "$t0")"
 }
 
