@@ -18,25 +18,6 @@ source "$(dirname "$0")/lib.sh"
 timeout_s=10
 pp_need_device
 
-# wait_line REGEX FILE: wait (at most 20 s) until a line of FILE matches
-# REGEX; bash builtins only, so that it notices within about 10 ms.
-wait_line() {
-	local i line
-	for ((i = 0; i < 2000; i++)); do
-		while IFS= read -r line; do
-			[[ $line =~ $1 ]] && return 0
-		done <"$2"
-		sleep 0.01
-	done
-	return 1
-}
-
-# now_ms: the wall clock in milliseconds.
-now_ms() {
-	local t=${EPOCHREALTIME/./}
-	echo $((t / 1000))
-}
-
 run_case() {
 	local name=$1 tool=$2 port=$3 bin slog=$PP_LOGS/server.$1
 	local clog=$PP_LOGS/client.$1 spid cpid cst=0 t0 t1 ms
@@ -49,18 +30,18 @@ run_case() {
 	pp_server client "$clog" "$bin" -d "$PP_DEV" -p "$port" \
 		"${pp_gid_opt[@]}" -n 100000000 -T "$timeout_s" "$@" "$PP_HOST"
 	cpid=$pp_pid
-	wait_line '^  remote address' "$slog" || pp_fail "$name: the run did not start"
+	pp_wait_line '^  remote address' "$slog" || pp_fail "$name: the run did not start"
 	sleep 0.3
 	if ! kill -0 "$(pgrep -P "$cpid")" 2>/dev/null; then
 		pp_fail "$name: the client ended before the server was killed"
 	fi
-	t0=$(now_ms)
+	t0=$(pp_now_ms)
 	kill -KILL "$(pgrep -P "$spid")"
 	pp_wait "$spid" || true
-	t1=$(now_ms)
+	t1=$(pp_now_ms)
 	echo "the server was gone $((t1 - t0)) ms after the kill"
 	pp_wait "$cpid" || cst=$?
-	ms=$(($(now_ms) - t1))
+	ms=$(($(pp_now_ms) - t1))
 	echo "--- client output"
 	cat "$clog"
 	pp_expect_status "$cst" 1 "$name: client"
