@@ -128,7 +128,7 @@ static void write_addr_list(struct pp_json *j, const char *key,
 
 static void write_addresses(struct pp_json *j, const struct pp_session *s)
 {
-	bool xrc = s->o->transport == PP_TR_XRC;
+	bool xrc = pp_transport_of(s->o->transport)->xrc;
 	uint32_t n = s->res ? s->res->num_qps : 0;
 
 	pp_json_key(j, "addresses");

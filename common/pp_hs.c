@@ -52,7 +52,8 @@ void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 	uint64_t size = o->size, iters = o->iters;
 
 	if (o->sweep && !(o->set & (1u << PP_OPT_SIZE)))
-		size = o->transport == PP_TR_UD ? 4096 : PP_SWEEP_TOP;
+		size = pp_transport_of(o->transport)->datagram ? 4096 :
+								 PP_SWEEP_TOP;
 	if (o->duration_s) {
 		iters = (uint64_t)o->duration_s * PP_DURATION_RATE;
 		if (iters > PP_MAX_ITERS)
@@ -89,7 +90,7 @@ size_t pp_sweep_sizes(const struct pp_hello *h, uint64_t *sizes)
 		sizes[0] = h->size;
 		return 1;
 	}
-	if (h->transport == PP_TR_UD && h->mtu && top > h->mtu)
+	if (pp_transport_of(h->transport)->datagram && h->mtu && top > h->mtu)
 		top = h->mtu;
 	for (s = 1; s <= top && n < PP_SWEEP_MAX; s *= 2)
 		sizes[n++] = s;
@@ -98,15 +99,10 @@ size_t pp_sweep_sizes(const struct pp_hello *h, uint64_t *sizes)
 	return n;
 }
 
-/* Receives of SRQ and XRC runs are posted to shared receive queues. */
-static bool uses_srq(unsigned int transport)
-{
-	return transport == PP_TR_SRQ || transport == PP_TR_XRC;
-}
-
 int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 		   struct pp_err *err)
 {
+	const struct pp_transport_desc *tr = pp_transport_of(h->transport);
 	const char *dev = caps->devname;
 	uint32_t mtu;
 
@@ -135,11 +131,11 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 			(unsigned long long)caps->max_mr_size);
 		return EINVAL;
 	}
-	if (h->transport == PP_TR_XRC && !caps->xrc) {
+	if (tr->xrc && !caps->xrc) {
 		pp_err_set(err, "XRC: not supported by device %s", dev);
 		return EINVAL;
 	}
-	if (uses_srq(h->transport)) {
+	if (tr->srq) {
 		if (!caps->max_srq_wr) {
 			pp_err_set(err, "SRQ: not supported by device %s", dev);
 			return EINVAL;
@@ -168,8 +164,7 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 	}
 	mtu = h->mtu ? h->mtu : caps->active_mtu;
 	/* a UD sweep stops at the MTU (pp_sweep_sizes()) */
-	if (h->transport == PP_TR_UD && mtu && h->size > mtu &&
-	    !(h->flags & PP_F_SWEEP)) {
+	if (tr->datagram && mtu && h->size > mtu && !(h->flags & PP_F_SWEEP)) {
 		pp_err_set(
 			err,
 			"size: %llu is larger than the MTU %u (UD messages must fit in one MTU; use -s %u or less)",
@@ -182,17 +177,9 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 /* Does @tr belong to @tool?  rc_pingpong runs RC or (--uc) UC. */
 static bool tool_has_transport(unsigned int tool, unsigned int tr)
 {
-	switch (tool) {
-	case PP_TOOL_RC:
-		return tr == PP_TR_RC || tr == PP_TR_UC;
-	case PP_TOOL_UD:
-		return tr == PP_TR_UD;
-	case PP_TOOL_SRQ:
-		return tr == PP_TR_SRQ;
-	case PP_TOOL_XRC:
-		return tr == PP_TR_XRC;
-	}
-	return false;
+	const struct pp_transport_desc *d = pp_transport_get(tr);
+
+	return d && d->tool == tool;
 }
 
 static bool is_set(const struct pp_opts *o, enum pp_opt_id id)

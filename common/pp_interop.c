@@ -19,19 +19,15 @@
 
 const char *pp_interop_stock_name(enum pp_transport t)
 {
-	switch (t) {
-	case PP_TR_RC:
-		return "ibv_rc_pingpong";
-	case PP_TR_UC:
-		return "ibv_uc_pingpong";
-	case PP_TR_UD:
-		return "ibv_ud_pingpong";
-	case PP_TR_SRQ:
-		return "ibv_srq_pingpong";
-	case PP_TR_XRC:
-		return "ibv_xsrq_pingpong";
-	}
-	return "?";
+	const struct pp_transport_desc *d = pp_transport_get(t);
+
+	return d ? d->stock_tool : "?";
+}
+
+/* How the stock tool of @t exchanges addresses. */
+static enum pp_stock_xchg xchg(enum pp_transport t)
+{
+	return pp_transport_of(t)->stock_xchg;
 }
 
 int pp_interop_check_opts(const struct pp_opts *o, struct pp_err *err)
@@ -42,21 +38,22 @@ int pp_interop_check_opts(const struct pp_opts *o, struct pp_err *err)
 			"--persistent does not apply to --rdma-core: a stock tool runs once");
 		return EINVAL;
 	}
-	if (o->transport == PP_TR_SRQ && o->num_qps > PP_RDMACORE_SRQ_RECS) {
+	if (xchg(o->transport) == PP_STOCK_SRQ_RECS &&
+	    o->num_qps > PP_RDMACORE_SRQ_RECS) {
 		pp_err_set(
 			err,
 			"-q %u: ibv_srq_pingpong exchanges %u addresses at most (use -q %u or less)",
 			o->num_qps, PP_RDMACORE_SRQ_RECS, PP_RDMACORE_SRQ_RECS);
 		return EINVAL;
 	}
-	if (o->transport == PP_TR_XRC && o->num_qps != 1) {
+	if (xchg(o->transport) == PP_STOCK_XRC_REC && o->num_qps != 1) {
 		pp_err_set(
 			err,
 			"-q %u: ibv_xsrq_pingpong has one QP pair per client (use -q 1)",
 			o->num_qps);
 		return EINVAL;
 	}
-	if (o->transport == PP_TR_XRC && o->validate) {
+	if (xchg(o->transport) == PP_STOCK_XRC_REC && o->validate) {
 		pp_err_set(
 			err,
 			"-c: ibv_xsrq_pingpong does not validate data (its -c is the number of clients)");
@@ -67,7 +64,7 @@ int pp_interop_check_opts(const struct pp_opts *o, struct pp_err *err)
 
 uint32_t pp_interop_path_mtu(const struct pp_opts *o)
 {
-	if (o->transport == PP_TR_UD)
+	if (pp_transport_of(o->transport)->datagram)
 		return 0;
 	return o->mtu ? o->mtu : PP_INTEROP_MTU;
 }
@@ -112,7 +109,7 @@ int pp_interop_peer_cmd(const struct pp_opts *o, int gid_index, char *buf,
 	       (unsigned long long)o->size, (unsigned long long)o->iters);
 	if (mtu)
 		append(buf, len, &used, &ret, " -m %u", mtu);
-	if (o->transport == PP_TR_SRQ)
+	if (xchg(o->transport) == PP_STOCK_SRQ_RECS)
 		append(buf, len, &used, &ret, " -q %u", o->num_qps);
 	if (gid_index >= 0)
 		append(buf, len, &used, &ret, " -g %d", gid_index);
@@ -189,14 +186,14 @@ int pp_interop_send_addrs(const struct pp_interop_link *l,
 	uint32_t i, count = 1;
 	int ret;
 
-	if (l->transport == PP_TR_XRC) {
+	if (xchg(l->transport) == PP_STOCK_XRC_REC) {
 		ret = pp_rdmacore_encode_xrc(mine, rec, sizeof(rec));
 		if (ret)
 			goto out_encode;
 		return write_rec(l, rec, PP_RDMACORE_XRC_LEN, "XRC record",
 				 err);
 	}
-	if (l->transport == PP_TR_SRQ) {
+	if (xchg(l->transport) == PP_STOCK_SRQ_RECS) {
 		if (!n || n > PP_RDMACORE_SRQ_RECS) {
 			pp_err_set(err, "%u QPs do not fit %u records", n,
 				   PP_RDMACORE_SRQ_RECS);
@@ -233,7 +230,7 @@ int pp_interop_recv_addrs(const struct pp_interop_link *l,
 	char *buf;
 	int ret;
 
-	if (l->transport == PP_TR_XRC) {
+	if (xchg(l->transport) == PP_STOCK_XRC_REC) {
 		ret = read_rec(l, rec, PP_RDMACORE_XRC_LEN, "XRC record", err);
 		if (ret)
 			return ret;
@@ -241,7 +238,7 @@ int pp_interop_recv_addrs(const struct pp_interop_link *l,
 					     &why);
 		return ret ? malformed(l, ret, "XRC record", why, err) : 0;
 	}
-	if (l->transport != PP_TR_SRQ) {
+	if (xchg(l->transport) != PP_STOCK_SRQ_RECS) {
 		ret = read_rec(l, rec, PP_RDMACORE_REC_LEN, "address record",
 			       err);
 		if (ret)
@@ -394,7 +391,7 @@ static int setup(struct interop *x)
 	struct pp_session *s = &x->s;
 	struct pp_opts *o = s->o;
 	struct pp_res_attr ra;
-	bool xrc = o->transport == PP_TR_XRC;
+	bool xrc = xchg(o->transport) == PP_STOCK_XRC_REC;
 	int ret;
 
 	pp_session_res_attr(s, &ra); /* s->agreed: our own options */
@@ -446,7 +443,7 @@ static int run(struct interop *x)
 {
 	struct pp_session *s = &x->s;
 	struct pp_opts *o = s->o;
-	bool xrc = o->transport == PP_TR_XRC;
+	bool xrc = xchg(o->transport) == PP_STOCK_XRC_REC;
 	struct pp_run_cfg rc = {
 		/* xsrq: the server sends first, the client answers */
 		.is_server = xrc ? !s->conn.is_server : s->conn.is_server,

@@ -318,8 +318,7 @@ _Static_assert(OPT_TABLE_LEN == PP_OPT_COUNT,
 
 static bool opt_accepted(const struct opt_def *d, enum pp_tool tool)
 {
-	return tool >= PP_TOOL_RC && tool <= PP_TOOL_XRC &&
-	       (d->tools & TOOL_BIT(tool));
+	return pp_tool_valid(tool) && (d->tools & TOOL_BIT(tool));
 }
 
 /* "-s/--size" or "--uc": how messages name an option. */
@@ -354,31 +353,17 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog)
 	memset(o, 0, sizeof(*o));
 	o->tool = tool;
 	o->prog = prog;
-	switch (tool) {
-	case PP_TOOL_UD:
-		o->transport = PP_TR_UD;
-		break;
-	case PP_TOOL_SRQ:
-		o->transport = PP_TR_SRQ;
-		break;
-	case PP_TOOL_XRC:
-		o->transport = PP_TR_XRC;
-		break;
-	case PP_TOOL_RC:
-	default:
-		o->transport = PP_TR_RC;
-		break;
-	}
+	o->transport = pp_transport_of_tool(tool);
 	o->port = 18515;
 	o->ib_port = 1;
 	/* UD: one datagram must fit the path MTU; RoCE on 1500 Ethernet: 1024 */
-	o->size = tool == PP_TOOL_UD ? 1024 : 4096;
+	o->size = pp_transport_of(o->transport)->datagram ? 1024 : 4096;
 	o->mtu = 0;
 	o->rx_depth = 500;
 	o->iters = 1000;
 	o->sl = 0;
 	o->gid_index = -1;
-	o->num_qps = tool == PP_TOOL_SRQ ? 16 : 1;
+	o->num_qps = pp_transport_of(o->transport)->default_qps;
 	o->timeout_ms = 5 * 1000;
 }
 
@@ -937,38 +922,6 @@ int pp_parse_u64(const char *s, bool suffixes, uint64_t min, uint64_t max,
 		return ERANGE;
 	*out = v;
 	return 0;
-}
-
-const char *pp_transport_name(enum pp_transport t)
-{
-	switch (t) {
-	case PP_TR_RC:
-		return "rc";
-	case PP_TR_UC:
-		return "uc";
-	case PP_TR_UD:
-		return "ud";
-	case PP_TR_SRQ:
-		return "srq";
-	case PP_TR_XRC:
-		return "xrc";
-	}
-	return "unknown";
-}
-
-const char *pp_tool_name(enum pp_tool t)
-{
-	switch (t) {
-	case PP_TOOL_RC:
-		return "rc_pingpong";
-	case PP_TOOL_UD:
-		return "ud_pingpong";
-	case PP_TOOL_SRQ:
-		return "srq_pingpong";
-	case PP_TOOL_XRC:
-		return "xrc_pingpong";
-	}
-	return "unknown";
 }
 
 bool pp_mtu_valid(uint32_t mtu)

@@ -16,23 +16,8 @@
 #include <stdio.h>
 
 #include "pp_err.h"
-
-/* The four binaries.  Values travel on the wire: never renumber. */
-enum pp_tool {
-	PP_TOOL_RC = 1,
-	PP_TOOL_UD = 2,
-	PP_TOOL_SRQ = 3,
-	PP_TOOL_XRC = 4,
-};
-
-/* The transport of a run.  Values travel on the wire: never renumber. */
-enum pp_transport {
-	PP_TR_RC = 1,
-	PP_TR_UC = 2,
-	PP_TR_UD = 3,
-	PP_TR_SRQ = 4, /* RC QPs receiving from one shared receive queue */
-	PP_TR_XRC = 5,
-};
+#include "pp_params.h"
+#include "pp_transport.h"
 
 /* Option identifiers; bit (1u << id) of struct pp_opts.set is "given". */
 enum pp_opt_id {
@@ -66,25 +51,6 @@ enum pp_opt_id {
 	PP_OPT_NO_INLINE,  /* --no-inline */
 	PP_OPT_COUNT
 };
-
-/* Bounds that the wire decoder and the option parser share. */
-#define PP_MIN_SIZE 1ULL
-#define PP_MAX_SIZE (2ULL << 30)  /* 2 GiB: one SGE carries < 4 GiB */
-#define PP_MAX_ITERS 100000000ULL /* one 8-byte sample each */
-#define PP_MAX_RX_DEPTH 65536U
-#define PP_MAX_QPS 1024U
-#define PP_MAX_SL 15U
-#define PP_MAX_GID_IDX 255U
-#define PP_MAX_TIMEOUT_S 3600U
-#define PP_MAX_WARMUP 1000000U
-#define PP_MAX_DURATION_S 3600U
-/* -D: room for this many samples per second (one round trip >= 1 us) */
-#define PP_DURATION_RATE 1000000ULL
-#define PP_SWEEP_TOP (8ULL << 20) /* -a without -s: up to 8 MiB */
-
-/* XRC: the domain file without --xrc-domain (%u: uid), and as --help shows */
-#define PP_XRCD_PATH_FMT "/tmp/xrc_pingpong.%u.domain"
-#define PP_XRCD_PATH_HELP "/tmp/xrc_pingpong.UID.domain"
 
 struct pp_opts {
 	enum pp_tool tool;
@@ -179,22 +145,6 @@ void pp_opts_write_man(FILE *f, enum pp_tool tool);
  */
 int pp_parse_u64(const char *s, bool suffixes, uint64_t min, uint64_t max,
 		 uint64_t *out);
-
-/**
- * pp_transport_name() - short lowercase name ("rc", "uc", "ud", "srq", "xrc")
- * @t: the transport; any value
- *
- * Return: a static string; "unknown" for values outside the enum.
- */
-const char *pp_transport_name(enum pp_transport t);
-
-/**
- * pp_tool_name() - the binary's name ("rc_pingpong", ...)
- * @t: the tool; any value
- *
- * Return: a static string; "unknown" for values outside the enum.
- */
-const char *pp_tool_name(enum pp_tool t);
 
 /**
  * pp_mtu_valid() - is @mtu one of the IB MTUs 256, 512, 1024, 2048, 4096?

@@ -17,6 +17,8 @@ const char *pp_qp_step_name(enum pp_qp_step step)
 		return "RTR";
 	case PP_QP_RTS:
 		return "RTS";
+	case PP_QP_NSTEPS:
+		break;
 	}
 	return "?";
 }
@@ -39,106 +41,80 @@ void pp_ah_attr(const struct pp_qp_cfg *cfg, const struct pp_addr *remote,
 	}
 }
 
-/* Reliable transports: RC, RC behind an SRQ, and XRC. */
-static bool reliable(enum pp_transport t)
-{
-	return t == PP_TR_RC || t == PP_TR_SRQ || t == PP_TR_XRC;
-}
-
 /* The XRC send (initiator) QP: a requester only, with no receive side. */
 static bool xrc_send(const struct pp_qp_cfg *cfg)
 {
-	return cfg->transport == PP_TR_XRC && !cfg->xrc_recv;
+	return pp_transport_of(cfg->transport)->xrc && !cfg->xrc_recv;
 }
 
-/* The XRC receive (target) QP: a responder only, with no send queue. */
-static bool xrc_recv(const struct pp_qp_cfg *cfg)
+/* The XRC receive (target) QP takes the descriptor's second set of masks. */
+static int step_mask(const struct pp_qp_cfg *cfg, enum pp_qp_step step)
 {
-	return cfg->transport == PP_TR_XRC && cfg->xrc_recv;
+	const struct pp_transport_desc *tr = pp_transport_of(cfg->transport);
+
+	if (step < PP_QP_INIT || step >= PP_QP_NSTEPS)
+		return 0;
+	return tr->xrc && cfg->xrc_recv ? tr->recv_mask[step] : tr->mask[step];
 }
 
-static int init_attr(const struct pp_qp_cfg *cfg, struct ibv_qp_attr *attr)
-{
-	*attr = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = cfg->ib_port,
-	};
-	if (cfg->transport == PP_TR_UD) {
-		attr->qkey = PP_QKEY;
-		return IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		       IBV_QP_QKEY;
-	}
-	attr->qp_access_flags = 0; /* sends and receives only */
-	return IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-	       IBV_QP_ACCESS_FLAGS;
-}
-
-static int rtr_attr(const struct pp_qp_cfg *cfg, const struct pp_addr *remote,
-		    struct ibv_qp_attr *attr)
-{
-	int mask = IBV_QP_STATE;
-
-	*attr = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR };
-	if (cfg->transport == PP_TR_UD)
-		return mask;
-	attr->path_mtu = pp_mtu_to_enum(cfg->path_mtu);
-	/* XRC: our send QP talks to the peer's receive QP, and back. */
-	attr->dest_qp_num = xrc_send(cfg) ? remote->tgt_qpn : remote->qpn;
-	attr->rq_psn = remote->psn;
-	pp_ah_attr(cfg, remote, &attr->ah_attr);
-	mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
-	/*
-	 * The responder's limits.  An XRC send QP has no responder: the
-	 * kernel refuses these two bits for it (ib_modify_qp_is_ok()).
-	 */
-	if (reliable(cfg->transport) && !xrc_send(cfg)) {
-		attr->max_dest_rd_atomic = 1;
-		attr->min_rnr_timer = 12;
-		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	}
-	return mask;
-}
-
-static int rts_attr(const struct pp_qp_cfg *cfg, uint32_t local_psn,
-		    struct ibv_qp_attr *attr)
-{
-	*attr = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTS,
-		.sq_psn = local_psn,
-	};
-	if (!reliable(cfg->transport))
-		return IBV_QP_STATE | IBV_QP_SQ_PSN;
-	attr->timeout = 14;
-	if (xrc_recv(cfg)) /* no send queue: the kernel wants just these */
-		return IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT;
-	attr->retry_cnt = 7;
-	attr->rnr_retry = 7;
-	attr->max_rd_atomic = 1;
-	return IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-	       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
-}
-
+/*
+ * The attributes of one transition: each field that the transport's mask
+ * names, with the values rdma-core's examples use (docs/bringup.md).
+ */
 int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 	       uint32_t local_psn, const struct pp_addr *remote,
 	       struct ibv_qp_attr *attr)
 {
+	static const enum ibv_qp_state state[PP_QP_NSTEPS] = {
+		[PP_QP_INIT] = IBV_QPS_INIT,
+		[PP_QP_RTR] = IBV_QPS_RTR,
+		[PP_QP_RTS] = IBV_QPS_RTS,
+	};
+	int mask = step_mask(cfg, step);
+
 	memset(attr, 0, sizeof(*attr));
-	switch (step) {
-	case PP_QP_INIT:
-		return init_attr(cfg, attr);
-	case PP_QP_RTR:
-		return rtr_attr(cfg, remote, attr);
-	case PP_QP_RTS:
-		return rts_attr(cfg, local_psn, attr);
-	}
-	return 0;
+	if (!mask)
+		return 0;
+	attr->qp_state = state[step];
+	if (mask & IBV_QP_PKEY_INDEX)
+		attr->pkey_index = 0;
+	if (mask & IBV_QP_PORT)
+		attr->port_num = cfg->ib_port;
+	if (mask & IBV_QP_QKEY)
+		attr->qkey = PP_QKEY;
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		attr->qp_access_flags = 0; /* sends and receives only */
+	if (mask & IBV_QP_AV)
+		pp_ah_attr(cfg, remote, &attr->ah_attr);
+	if (mask & IBV_QP_PATH_MTU)
+		attr->path_mtu = pp_mtu_to_enum(cfg->path_mtu);
+	/* XRC: our send QP talks to the peer's receive QP, and back. */
+	if (mask & IBV_QP_DEST_QPN)
+		attr->dest_qp_num = xrc_send(cfg) ? remote->tgt_qpn :
+						    remote->qpn;
+	if (mask & IBV_QP_RQ_PSN)
+		attr->rq_psn = remote->psn;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		attr->max_dest_rd_atomic = 1;
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		attr->min_rnr_timer = 12;
+	if (mask & IBV_QP_SQ_PSN)
+		attr->sq_psn = local_psn;
+	if (mask & IBV_QP_TIMEOUT)
+		attr->timeout = 14;
+	if (mask & IBV_QP_RETRY_CNT)
+		attr->retry_cnt = 7;
+	if (mask & IBV_QP_RNR_RETRY)
+		attr->rnr_retry = 7;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		attr->max_rd_atomic = 1;
+	return mask;
 }
 
 /* "XRC send " or "XRC receive " before "QP" in messages; "" otherwise. */
 static const char *qp_kind(const struct pp_qp_cfg *cfg)
 {
-	if (cfg->transport != PP_TR_XRC)
+	if (!pp_transport_of(cfg->transport)->xrc)
 		return "";
 	return cfg->xrc_recv ? "XRC receive " : "XRC send ";
 }
@@ -148,7 +124,7 @@ static const char *hint(const struct pp_qp_cfg *cfg, enum pp_qp_step step)
 {
 	if (step == PP_QP_INIT)
 		return "is the port number right? see -i";
-	if (step == PP_QP_RTR && cfg->transport != PP_TR_UD) {
+	if (step == PP_QP_RTR && !pp_transport_of(cfg->transport)->datagram) {
 		if (!cfg->use_grh)
 			return "on RoCE a GRH is mandatory: give a GID index with -g";
 		return "is the GID index right on both sides (-g)? is -m within both ports' active MTU?";

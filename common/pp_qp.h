@@ -26,7 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "pp_err.h"
-#include "pp_opts.h"
+#include "pp_transport.h"
 #include "pp_trace.h"
 #include "pp_wire.h"
 
@@ -44,12 +44,6 @@ struct pp_qp_cfg {
 	/* XRC only: the receive (target) QP; false: the send (initiator) QP */
 	bool xrc_recv;
 	struct pp_trace *trace; /* --trace: each transition shown; may be NULL */
-};
-
-enum pp_qp_step {
-	PP_QP_INIT,
-	PP_QP_RTR,
-	PP_QP_RTS,
 };
 
 /**

@@ -19,12 +19,12 @@
 
 static bool has_srq(const struct pp_res *r)
 {
-	return r->attr.transport == PP_TR_SRQ || r->attr.transport == PP_TR_XRC;
+	return r->tr->srq;
 }
 
 static bool is_xrc(const struct pp_res *r)
 {
-	return r->attr.transport == PP_TR_XRC;
+	return r->tr->xrc;
 }
 
 /* A random 24-bit PSN, different for every QP and every run. */
@@ -42,18 +42,6 @@ static uint32_t new_psn(void)
 		seed[2] = (unsigned short)ts.tv_sec | 1;
 	}
 	return (uint32_t)nrand48(seed) & PP_PSN_MASK;
-}
-
-static enum ibv_qp_type qp_type(enum pp_transport t)
-{
-	switch (t) {
-	case PP_TR_UC:
-		return IBV_QPT_UC;
-	case PP_TR_UD:
-		return IBV_QPT_UD;
-	default:
-		return IBV_QPT_RC;
-	}
 }
 
 static int alloc_arrays(struct pp_res *r)
@@ -103,7 +91,7 @@ static struct ibv_qp *create_qp(struct pp_res *r)
 			.max_recv_sge = 1,
 			.max_inline_data = inline_wanted(r),
 		},
-		.qp_type = qp_type(r->attr.transport),
+		.qp_type = r->tr->qp_type,
 	};
 	struct ibv_qp *qp;
 
@@ -303,8 +291,8 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 	size_t send_len;
 	int ret;
 
-	r->recv_len = (uint32_t)r->attr.size +
-		      (r->attr.transport == PP_TR_UD ? PP_GRH_LEN : 0);
+	r->recv_len =
+		(uint32_t)r->attr.size + (r->tr->datagram ? PP_GRH_LEN : 0);
 	send_len = (r->attr.size + page - 1) / page * page;
 	r->buf_len = send_len + r->recv_len;
 	ret = posix_memalign((void **)&r->buf, page, r->buf_len);
@@ -353,7 +341,7 @@ static int create_queues(struct pp_res *r, struct pp_err *err)
 			return ret;
 		}
 	}
-	if (r->attr.transport == PP_TR_SRQ) {
+	if (has_srq(r) && !is_xrc(r)) {
 		struct ibv_srq_init_attr sa = {
 			.attr = { .max_wr = r->attr.rx_depth, .max_sge = 1 },
 		};
@@ -393,6 +381,7 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 		return NULL;
 	}
 	r->attr = *a;
+	r->tr = pp_transport_of(a->transport);
 	r->ctx = ctx;
 	r->xrcd_fd = -1;
 	r->num_qps = a->num_qps ? a->num_qps : 1;
@@ -495,7 +484,7 @@ int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
 				   &remote[i], err);
 		if (ret)
 			return ret;
-		if (r->attr.transport != PP_TR_UD)
+		if (!r->tr->datagram)
 			continue;
 		pp_ah_attr(cfg, &remote[i], &ah);
 		r->ah[i] = ibv_create_ah(r->pd, &ah);
@@ -558,7 +547,7 @@ int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
 	};
 	struct ibv_send_wr *bad;
 
-	if (r->attr.transport == PP_TR_UD) {
+	if (r->tr->datagram) {
 		wr.wr.ud.ah = r->ah[qp_index];
 		wr.wr.ud.remote_qpn = r->remote[qp_index].qpn;
 		wr.wr.ud.remote_qkey = PP_QKEY;

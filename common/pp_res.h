@@ -23,7 +23,6 @@
 #include <infiniband/verbs.h>
 
 #include "pp_err.h"
-#include "pp_opts.h"
 #include "pp_qp.h"
 #include "pp_trace.h"
 #include "pp_wire.h"
@@ -54,7 +53,8 @@ struct pp_res_attr {
 
 struct pp_res {
 	struct pp_res_attr attr;
-	struct ibv_context *ctx; /* not owned */
+	const struct pp_transport_desc *tr; /* of attr.transport */
+	struct ibv_context *ctx;	    /* not owned */
 	struct ibv_comp_channel *channel;
 	struct ibv_pd *pd;
 	uint8_t *buf;

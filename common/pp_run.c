@@ -139,7 +139,7 @@ void pp_run_free(struct pp_run_result *res)
 
 static uint32_t data_off(const struct run *s)
 {
-	return s->r->attr.transport == PP_TR_UD ? PP_GRH_LEN : 0;
+	return s->r->tr->datagram ? PP_GRH_LEN : 0;
 }
 
 /* A stock peer's message is known only by its arrival (docs/interop.md). */
@@ -761,8 +761,7 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 		.cfg = cfg,
 		.res = res,
 		.err = err,
-		.lossy = r->attr.transport == PP_TR_UD &&
-			 cfg->loss_timeout_ms > 0,
+		.lossy = r->tr->lossy && cfg->loss_timeout_ms > 0,
 		.progress_deadline = clock_deadline(cfg->timeout_ms),
 		.next_peek = pp_clock_ns() + PP_PEEK_NS,
 	};
@@ -779,7 +778,8 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 	}
 	if (cfg->stock)
 		stock_fill(r, cfg->validate);
-	if (cfg->stock && cfg->is_server && r->attr.transport == PP_TR_SRQ)
+	if (cfg->stock && cfg->is_server &&
+	    r->tr->stock_xchg == PP_STOCK_SRQ_RECS)
 		ret = run_stock_srq_server(&s);
 	else
 		ret = cfg->is_server ? run_server(&s) : run_client(&s);

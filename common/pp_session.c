@@ -126,7 +126,7 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o)
 	ret = open_gid(s);
 	if (ret)
 		return ret;
-	if (o->transport == PP_TR_XRC && !s->caps.xrc) {
+	if (pp_transport_of(o->transport)->xrc && !s->caps.xrc) {
 		pp_err_set(
 			&s->err,
 			"XRC: not supported by device %s (XRC needs a device with XRC domains, such as mlx5)",
@@ -330,7 +330,7 @@ int pp_session_run(struct pp_session *s)
 		.use_event = s->o->use_event,
 		.timeout_ms = (int)s->o->timeout_ms,
 		.loss_timeout_ms =
-			s->agreed.transport == PP_TR_UD ?
+			pp_transport_of(s->agreed.transport)->lossy ?
 				pp_run_loss_timeout_ms((int)s->o->timeout_ms) :
 				0,
 	};

@@ -113,9 +113,9 @@ static bool ib_mtu_ok(uint32_t mtu)
 
 static bool hello_ok(const struct pp_hello *h, const char **why)
 {
-	if (h->tool < PP_TOOL_RC || h->tool > PP_TOOL_XRC)
+	if (!pp_tool_valid(h->tool))
 		return bad(why, "tool out of range");
-	if (h->transport < PP_TR_RC || h->transport > PP_TR_XRC)
+	if (!pp_transport_get(h->transport))
 		return bad(why, "transport out of range");
 	if (h->flags & ~PP_F_ALL)
 		return bad(why, "unknown flags");

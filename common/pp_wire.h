@@ -36,7 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pp_opts.h"
+#include "pp_params.h"
+#include "pp_transport.h"
 
 #define PP_WIRE_MAGIC 0x50504e47U /* "PPNG" */
 #define PP_WIRE_VERSION 2	  /* 2: HELLO carries warmup, duration, sweep */
