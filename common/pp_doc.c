@@ -62,43 +62,51 @@ static void write_device(struct pp_json *j, const struct pp_session *s)
 	pp_json_end_object(j);
 }
 
-/* The agreed parameters, or before the HELLO exchange this side's own. */
+/*
+ * The parameters in the order of PP_PARAMS: the agreed ones, or before the
+ * HELLO exchange this side's own (from its HELLO, else from its options).
+ * An automatic one (the MTU) is null until it is agreed.
+ */
 static void write_params(struct pp_json *j, const struct pp_session *s)
 {
 	const struct pp_hello *h = s->agreed.tool ? &s->agreed : &s->mine;
 	const struct pp_opts *o = s->o;
-	bool known = h->tool != 0;
+	bool known = h->tool != 0, agreed = s->agreed.tool != 0;
+	uint64_t v;
+	bool null;
 
 	pp_json_key(j, "params");
 	pp_json_begin_object(j);
-	pp_json_key_uint(j, "size", known ? h->size : o->size);
-	pp_json_key_bool(j, "sweep", o->sweep || (h->flags & PP_F_SWEEP));
-	pp_json_key(j, "iters");
-	if (known ? h->duration_s : o->duration_s)
-		pp_json_null(j); /* -D: as many as fit in the time */
-	else
-		pp_json_uint(j, known ? h->iters : o->iters);
-	pp_json_key(j, "duration_s");
-	if (known ? h->duration_s : o->duration_s)
-		pp_json_uint(j, known ? h->duration_s : o->duration_s);
-	else
-		pp_json_null(j);
-	pp_json_key_uint(j, "warmup", known ? h->warmup : o->warmup);
-	pp_json_key_uint(j, "rx_depth", known ? h->rx_depth : o->rx_depth);
-	pp_json_key(j, "mtu");
-	if (s->agreed.tool)
-		pp_json_uint(j, s->agreed.mtu);
-	else
-		pp_json_null(j); /* agreed in the HELLO exchange */
-	pp_json_key_uint(j, "sl", known ? h->sl : o->sl);
-	pp_json_key_uint(j, "num_qps", known ? h->num_qps : o->num_qps);
-	pp_json_key_bool(j, "use_event", o->use_event);
-	pp_json_key_bool(j, "validate",
-			 known ? (h->flags & PP_F_VALIDATE) : o->validate);
-	pp_json_key_bool(j, "inline",
-			 !(known ? (h->flags & PP_F_NO_INLINE) : o->no_inline));
-	pp_json_key_uint(j, "timeout_ms", o->timeout_ms);
-	pp_json_key_uint(j, "tcp_port", o->port);
+#define JSON_NUM(name, opt, type, off, valid, zero, wname, label, unit, json, \
+		 jnull, ...)                                                  \
+	pp_json_key(j, json);                                                 \
+	if (known) {                                                          \
+		const struct pp_hello *p = h;                                 \
+		v = p->name;                                                  \
+		null = jnull;                                                 \
+	} else {                                                              \
+		const struct pp_opts *p = o;                                  \
+		v = p->name;                                                  \
+		null = jnull;                                                 \
+	}                                                                     \
+	if (((zero) == PP_ZERO_AUTO && !agreed) ||                            \
+	    ((zero) == PP_ZERO_OFF && !v) || null)                            \
+		pp_json_null(j);                                              \
+	else                                                                  \
+		pp_json_uint(j, v);
+#define JSON_FLAG(name, opt, bit_name, bit, inverted, label, json)      \
+	pp_json_key_bool(j, json,                                       \
+			 (known ? !!(h->flags & bit_name) : o->name) != \
+				 (inverted));
+#define JSON_LOCAL(name, json, is_bool)             \
+	if (is_bool)                                \
+		pp_json_key_bool(j, json, o->name); \
+	else                                        \
+		pp_json_key_uint(j, json, o->name);
+	PP_PARAMS(JSON_NUM, JSON_FLAG, JSON_LOCAL)
+#undef JSON_NUM
+#undef JSON_FLAG
+#undef JSON_LOCAL
 	pp_json_end_object(j);
 }
 

@@ -49,36 +49,31 @@ static const char *on_off(bool on)
 void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 		    int gid_index, uint8_t gid_type, struct pp_hello *h)
 {
-	uint64_t size = o->size, iters = o->iters;
-
-	if (o->sweep && !(o->set & (1u << PP_OPT_SIZE)))
-		size = pp_transport_of(o->transport)->datagram ? 4096 :
-								 PP_SWEEP_TOP;
-	if (o->duration_s) {
-		iters = (uint64_t)o->duration_s * PP_DURATION_RATE;
-		if (iters > PP_MAX_ITERS)
-			iters = PP_MAX_ITERS;
-	}
 	*h = (struct pp_hello){
 		.tool = (uint8_t)o->tool,
 		.transport = (uint8_t)o->transport,
-		.flags = (uint16_t)((o->validate ? PP_F_VALIDATE : 0) |
-				    (o->sweep ? PP_F_SWEEP : 0) |
-				    (o->no_inline ? PP_F_NO_INLINE : 0)),
-		.mtu = o->mtu,
-		.size = size,
-		.iters = iters,
-		.rx_depth = o->rx_depth,
-		.num_qps = o->num_qps,
-		.sl = (uint8_t)o->sl,
 		.link_layer = caps->link_layer,
 		.active_mtu = (uint16_t)caps->active_mtu,
 		.gid_index = gid_index < 0 ? PP_GID_INDEX_NONE :
 					     (uint16_t)gid_index,
 		.gid_type = gid_type,
-		.warmup = o->warmup,
-		.duration_s = o->duration_s,
 	};
+#define BUILD_NUM(name, ...) h->name = o->name;
+#define BUILD_FLAG(name, opt, bit_name, ...) h->flags |= o->name ? bit_name : 0;
+	PP_PARAMS(BUILD_NUM, BUILD_FLAG, PP_PARAM_NONE)
+#undef BUILD_NUM
+#undef BUILD_FLAG
+	/* -a without -s: the default top of a sweep */
+	if (o->sweep && !(o->set & (1u << PP_OPT_SIZE)))
+		h->size = pp_transport_of(o->transport)->datagram ?
+				  4096 :
+				  PP_SWEEP_TOP;
+	/* -D: the iterations are the cap on samples */
+	if (o->duration_s) {
+		h->iters = (uint64_t)o->duration_s * PP_DURATION_RATE;
+		if (h->iters > PP_MAX_ITERS)
+			h->iters = PP_MAX_ITERS;
+	}
 }
 
 size_t pp_sweep_sizes(const struct pp_hello *h, uint64_t *sizes)
@@ -187,89 +182,50 @@ static bool is_set(const struct pp_opts *o, enum pp_opt_id id)
 	return o->set & (1u << id);
 }
 
-/* The measurement options (issue 6), as check_explicit(). */
-static int check_explicit_measure(const struct pp_opts *srv,
-				  const struct pp_hello *cl, struct pp_err *err)
+/* A number of a mismatch line: "auto" for an automatic 0, then the unit. */
+static const char *fmt_value(char *buf, size_t len, uint64_t v,
+			     enum pp_zero zero, const char *unit)
 {
-	bool cl_sweep = cl->flags & PP_F_SWEEP;
-	bool cl_no_inline = cl->flags & PP_F_NO_INLINE;
-
-	if (is_set(srv, PP_OPT_WARMUP) && cl->warmup != srv->warmup) {
-		pp_err_set(err, "warm-up: client %u, server %u", cl->warmup,
-			   srv->warmup);
-		return EINVAL;
-	}
-	if (is_set(srv, PP_OPT_DURATION) && cl->duration_s != srv->duration_s) {
-		pp_err_set(err, "duration: client %u s, server %u s",
-			   cl->duration_s, srv->duration_s);
-		return EINVAL;
-	}
-	if (is_set(srv, PP_OPT_SWEEP) && cl_sweep != srv->sweep) {
-		pp_err_set(err, "size sweep (-a): client %s, server %s",
-			   on_off(cl_sweep), on_off(srv->sweep));
-		return EINVAL;
-	}
-	if (is_set(srv, PP_OPT_NO_INLINE) && cl_no_inline != srv->no_inline) {
-		pp_err_set(err, "inline sends: client %s, server %s",
-			   on_off(!cl_no_inline), on_off(!srv->no_inline));
-		return EINVAL;
-	}
-	return 0;
+	if (!v && zero == PP_ZERO_AUTO)
+		snprintf(buf, len, "auto");
+	else
+		snprintf(buf, len, "%llu%s", (unsigned long long)v, unit);
+	return buf;
 }
 
-/* An option the server set explicitly must equal the client's. */
+/*
+ * An option the server set explicitly must equal the client's: each
+ * parameter of PP_PARAMS in turn, then the transport (--uc).
+ */
 static int check_explicit(const struct pp_opts *srv, const struct pp_hello *cl,
 			  struct pp_err *err)
 {
-	bool cl_validate = cl->flags & PP_F_VALIDATE;
+	char a[32], b[32];
 
-	if (is_set(srv, PP_OPT_SIZE) && cl->size != srv->size) {
-		pp_err_set(err, "size: client %llu, server %llu",
-			   (unsigned long long)cl->size,
-			   (unsigned long long)srv->size);
-		return EINVAL;
+#define MATCH_NUM(name, opt, type, off, valid, zero, wname, label, unit, ...) \
+	if (is_set(srv, opt) && cl->name != srv->name) {                      \
+		pp_err_set(err, label ": client %s, server %s",               \
+			   fmt_value(a, sizeof(a), cl->name, zero, unit),     \
+			   fmt_value(b, sizeof(b), srv->name, zero, unit));   \
+		return EINVAL;                                                \
 	}
-	if (is_set(srv, PP_OPT_ITERS) && cl->iters != srv->iters) {
-		pp_err_set(err, "iterations: client %llu, server %llu",
-			   (unsigned long long)cl->iters,
-			   (unsigned long long)srv->iters);
-		return EINVAL;
+#define MATCH_FLAG(name, opt, bit_name, bit, inverted, label, ...)          \
+	if (is_set(srv, opt) && !(cl->flags & bit_name) != !srv->name) {    \
+		pp_err_set(err, label ": client %s, server %s",             \
+			   on_off((!(cl->flags & bit_name)) == (inverted)), \
+			   on_off(srv->name != (inverted)));                \
+		return EINVAL;                                              \
 	}
-	if (is_set(srv, PP_OPT_MTU) && cl->mtu != srv->mtu) {
-		if (!cl->mtu)
-			pp_err_set(err, "MTU: client auto, server %u",
-				   srv->mtu);
-		else
-			pp_err_set(err, "MTU: client %u, server %u", cl->mtu,
-				   srv->mtu);
-		return EINVAL;
-	}
-	if (is_set(srv, PP_OPT_RX_DEPTH) && cl->rx_depth != srv->rx_depth) {
-		pp_err_set(err, "rx depth: client %u, server %u", cl->rx_depth,
-			   srv->rx_depth);
-		return EINVAL;
-	}
-	if (is_set(srv, PP_OPT_NUM_QPS) && cl->num_qps != srv->num_qps) {
-		pp_err_set(err, "QPs: client %u, server %u", cl->num_qps,
-			   srv->num_qps);
-		return EINVAL;
-	}
-	if (is_set(srv, PP_OPT_SL) && cl->sl != srv->sl) {
-		pp_err_set(err, "SL: client %u, server %u", cl->sl, srv->sl);
-		return EINVAL;
-	}
+	PP_PARAMS(MATCH_NUM, MATCH_FLAG, PP_PARAM_NONE)
+#undef MATCH_NUM
+#undef MATCH_FLAG
 	if (is_set(srv, PP_OPT_UC) && cl->transport != srv->transport) {
 		pp_err_set(err, "transport: client %s, server %s",
 			   pp_transport_name(cl->transport),
 			   pp_transport_name(srv->transport));
 		return EINVAL;
 	}
-	if (is_set(srv, PP_OPT_CHECK) && cl_validate != srv->validate) {
-		pp_err_set(err, "data validation: client %s, server %s",
-			   on_off(cl_validate), on_off(srv->validate));
-		return EINVAL;
-	}
-	return check_explicit_measure(srv, cl, err);
+	return 0;
 }
 
 int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
@@ -513,33 +469,32 @@ static bool is_protocol_error(int rc)
 	return rc == EPROTO || rc == EBADMSG || rc == EPROTONOSUPPORT;
 }
 
-/* The field of @ans that differs from @asked, or NULL. */
+/*
+ * The field of @ans that differs from @asked, or NULL.  The server answers
+ * with what was asked, and an automatic parameter (the MTU) with the value
+ * it chose.
+ */
 static const char *answer_differs(const struct pp_hello *asked,
 				  const struct pp_hello *ans)
 {
+	uint64_t v;
+
 	if (ans->tool != asked->tool)
 		return "transport binary";
 	if (ans->transport != asked->transport)
 		return "transport";
-	if (ans->flags != asked->flags)
-		return "flags (-c, -a, --no-inline)";
-	if (ans->warmup != asked->warmup)
-		return "warm-up";
-	if (ans->duration_s != asked->duration_s)
-		return "duration";
-	if (ans->size != asked->size)
-		return "size";
-	if (ans->iters != asked->iters)
-		return "iterations";
-	if (ans->rx_depth != asked->rx_depth)
-		return "rx depth";
-	if (ans->num_qps != asked->num_qps)
-		return "QPs";
-	if (ans->sl != asked->sl)
-		return "SL";
-	if (!ans->mtu || !pp_mtu_valid(ans->mtu) ||
-	    (asked->mtu && ans->mtu != asked->mtu))
-		return "MTU";
+#define ANSWER_NUM(name, opt, type, off, valid, zero, wname, label, ...)  \
+	v = ans->name;                                                    \
+	if ((zero) == PP_ZERO_AUTO ?                                      \
+		    !v || !(valid) || (asked->name && v != asked->name) : \
+		    v != asked->name)                                     \
+		return label;
+#define ANSWER_FLAG(name, opt, bit_name, bit, inverted, label, ...) \
+	if ((ans->flags ^ asked->flags) & bit_name)                 \
+		return label;
+	PP_PARAMS(ANSWER_NUM, ANSWER_FLAG, PP_PARAM_NONE)
+#undef ANSWER_NUM
+#undef ANSWER_FLAG
 	return NULL;
 }
 

@@ -350,21 +350,22 @@ static const struct opt_def *opt_by_val(int val, enum pp_tool tool)
 
 void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog)
 {
+	const struct pp_transport_desc *tr;
+
 	memset(o, 0, sizeof(*o));
 	o->tool = tool;
 	o->prog = prog;
 	o->transport = pp_transport_of_tool(tool);
+	tr = pp_transport_of(o->transport);
 	o->port = 18515;
 	o->ib_port = 1;
-	/* UD: one datagram must fit the path MTU; RoCE on 1500 Ethernet: 1024 */
-	o->size = pp_transport_of(o->transport)->datagram ? 1024 : 4096;
-	o->mtu = 0;
-	o->rx_depth = 500;
-	o->iters = 1000;
-	o->sl = 0;
 	o->gid_index = -1;
-	o->num_qps = pp_transport_of(o->transport)->default_qps;
 	o->timeout_ms = 5 * 1000;
+#define DEFAULT_NUM(name, opt, type, off, valid, zero, wname, label, unit, \
+		    json, jnull, dflt)                                     \
+	o->name = (type)(dflt);
+	PP_PARAMS(DEFAULT_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
+#undef DEFAULT_NUM
 }
 
 /*
@@ -374,42 +375,24 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog)
 static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 {
 	switch (id) {
+#define VALUE_NUM(name, opt, type, off, valid, zero, ...) \
+	case opt:                                         \
+		*v = o->name;                             \
+		return o->name != 0 || (zero) == PP_ZERO_VALUE;
+		PP_PARAMS(VALUE_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
+#undef VALUE_NUM
 	case PP_OPT_PORT:
 		*v = o->port;
 		return true;
 	case PP_OPT_IB_PORT:
 		*v = o->ib_port;
 		return true;
-	case PP_OPT_SIZE:
-		*v = o->size;
-		return true;
-	case PP_OPT_MTU:
-		*v = o->mtu;
-		return o->mtu != 0;
-	case PP_OPT_RX_DEPTH:
-		*v = o->rx_depth;
-		return true;
-	case PP_OPT_ITERS:
-		*v = o->iters;
-		return true;
-	case PP_OPT_SL:
-		*v = o->sl;
-		return true;
 	case PP_OPT_GID_IDX:
 		*v = (uint64_t)o->gid_index;
 		return o->gid_index >= 0;
-	case PP_OPT_NUM_QPS:
-		*v = o->num_qps;
-		return true;
 	case PP_OPT_TIMEOUT:
 		*v = o->timeout_ms / 1000;
 		return true;
-	case PP_OPT_WARMUP:
-		*v = o->warmup;
-		return true;
-	case PP_OPT_DURATION:
-		*v = o->duration_s;
-		return o->duration_s != 0;
 	default:
 		return false;
 	}
@@ -419,41 +402,23 @@ static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 {
 	switch (id) {
+#define STORE_NUM(name, opt, type, ...) \
+	case opt:                       \
+		o->name = (type)v;      \
+		break;
+		PP_PARAMS(STORE_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
+#undef STORE_NUM
 	case PP_OPT_PORT:
 		o->port = (uint32_t)v;
 		break;
 	case PP_OPT_IB_PORT:
 		o->ib_port = (uint32_t)v;
 		break;
-	case PP_OPT_SIZE:
-		o->size = v;
-		break;
-	case PP_OPT_MTU:
-		o->mtu = (uint32_t)v;
-		break;
-	case PP_OPT_RX_DEPTH:
-		o->rx_depth = (uint32_t)v;
-		break;
-	case PP_OPT_ITERS:
-		o->iters = v;
-		break;
-	case PP_OPT_SL:
-		o->sl = (uint32_t)v;
-		break;
 	case PP_OPT_GID_IDX:
 		o->gid_index = (int32_t)v;
 		break;
-	case PP_OPT_NUM_QPS:
-		o->num_qps = (uint32_t)v;
-		break;
 	case PP_OPT_TIMEOUT:
 		o->timeout_ms = (uint32_t)v * 1000;
-		break;
-	case PP_OPT_WARMUP:
-		o->warmup = (uint32_t)v;
-		break;
-	case PP_OPT_DURATION:
-		o->duration_s = (uint32_t)v;
 		break;
 	default:
 		break;
@@ -463,11 +428,14 @@ static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 {
 	switch (id) {
+#define STORE_FLAG(name, opt, ...) \
+	case opt:                  \
+		o->name = true;    \
+		break;
+		PP_PARAMS(PP_PARAM_NONE, STORE_FLAG, PP_PARAM_NONE)
+#undef STORE_FLAG
 	case PP_OPT_EVENTS:
 		o->use_event = true;
-		break;
-	case PP_OPT_CHECK:
-		o->validate = true;
 		break;
 	case PP_OPT_UC:
 		o->transport = PP_TR_UC;
@@ -484,17 +452,11 @@ static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 	case PP_OPT_PERSISTENT:
 		o->persistent = true;
 		break;
-	case PP_OPT_SWEEP:
-		o->sweep = true;
-		break;
 	case PP_OPT_JSON:
 		o->json = true;
 		break;
 	case PP_OPT_HISTOGRAM:
 		o->histogram = true;
-		break;
-	case PP_OPT_NO_INLINE:
-		o->no_inline = true;
 		break;
 	case PP_OPT_HELP:
 		o->help = true;
@@ -922,18 +884,4 @@ int pp_parse_u64(const char *s, bool suffixes, uint64_t min, uint64_t max,
 		return ERANGE;
 	*out = v;
 	return 0;
-}
-
-bool pp_mtu_valid(uint32_t mtu)
-{
-	switch (mtu) {
-	case 256:
-	case 512:
-	case 1024:
-	case 2048:
-	case 4096:
-		return true;
-	default:
-		return false;
-	}
 }

@@ -62,28 +62,28 @@ struct pp_opts {
 	const char *xrcd_path;	/* --xrc-domain; NULL: PP_XRCD_PATH_FMT */
 	uint32_t port;		/* -p: TCP port */
 	uint32_t ib_port;	/* -i */
-	uint64_t size;		/* -s: message size in bytes */
-	uint32_t mtu;	   /* -m: path MTU in bytes; 0: the ports' active MTU */
-	uint32_t rx_depth; /* -r: receives posted ahead */
-	uint64_t iters;	   /* -n */
-	uint32_t sl;	   /* -l: service level */
-	int32_t gid_index; /* -g; -1: none given */
-	uint32_t num_qps;  /* -q */
+	int32_t gid_index;	/* -g; -1: none given */
 	uint32_t timeout_ms; /* -T: handshake step and no-progress deadline */
 	bool use_event;	     /* -e: sleep on completion events */
-	bool validate;	     /* -c: fill and check a data pattern */
 	bool help;	     /* -h: print usage and exit 0 */
 	bool show_gids;	     /* --show-gids: inspect, no peer, exit */
 	bool trace;	     /* --trace: every step on stderr */
 	bool rdma_core;	     /* --rdma-core: talk to ibv_*_pingpong */
 	bool persistent;     /* --persistent: serve clients until stopped */
-	uint32_t warmup;     /* --warmup: iterations not measured */
-	bool sweep;	     /* -a: sizes 1, 2, 4, ... up to size */
-	uint32_t duration_s; /* -D: seconds per size instead of -n; 0: -n */
 	bool json;	     /* --json: one JSON document on stdout */
 	bool histogram;	     /* --histogram: print a histogram */
 	const char *samples_path; /* --samples: raw samples to this file */
-	bool no_inline;		  /* --no-inline: never send inline */
+				  /*
+	 * The negotiated parameters (pp_params.h): size (-s, bytes), iters
+	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu
+	 * (-m, bytes; 0: the ports' active MTU), sl (-l), num_qps (-q); the
+	 * bools sweep (-a), validate (-c), no_inline (--no-inline).
+	 */
+#define PP_OPTS_NUM(name, opt, type, ...) type name;
+#define PP_OPTS_FLAG(name, ...) bool name;
+	PP_PARAMS(PP_OPTS_NUM, PP_OPTS_FLAG, PP_PARAM_NONE)
+#undef PP_OPTS_NUM
+#undef PP_OPTS_FLAG
 	uint32_t set; /* bit (1u << enum pp_opt_id): given explicitly */
 };
 
@@ -145,11 +145,5 @@ void pp_opts_write_man(FILE *f, enum pp_tool tool);
  */
 int pp_parse_u64(const char *s, bool suffixes, uint64_t min, uint64_t max,
 		 uint64_t *out);
-
-/**
- * pp_mtu_valid() - is @mtu one of the IB MTUs 256, 512, 1024, 2048, 4096?
- * @mtu: bytes
- */
-bool pp_mtu_valid(uint32_t mtu);
 
 #endif /* PP_OPTS_H */

@@ -1,10 +1,53 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pp_params.h - the parameters of a run: their bounds, shared by the option
- * parser and the wire decoder.
+ * pp_params.h - the parameters of a run, one line each: PP_PARAMS below.
+ *
+ * The client's parameters travel in HELLO and the server adopts them.  Each
+ * line says, for one parameter, everything the modules need; each module
+ * expands the list for its own concern, so no module names the parameters
+ * one by one:
+ *
+ *   pp_opts.h    the member of struct pp_opts (and pp_opts_init() the default)
+ *   pp_opts.c    storing the option's value and showing its default
+ *   pp_wire.h    the member of struct pp_hello, the HELLO flag bits
+ *   pp_wire.c    the bytes (offset, width from the type) and the range check
+ *   pp_hs.c      HELLO from the options; an explicit server value must
+ *                match ("size: client 4096, server 1024"); the answer must
+ *                be what was asked
+ *   pp_doc.c     the "params" object of the JSON document, in this order
+ *
+ * Adding a parameter: one line here, its option's row in pp_opts.c (letter,
+ * help text, bounds), its tests and docs (docs/architecture.md).
+ *
+ * NUM(name, opt, type, off, valid, zero, wname, label, unit, json, jnull,
+ *     dflt): a number.
+ *   name   member of struct pp_opts and of struct pp_hello
+ *   opt    the option that sets it (enum pp_opt_id); given on the server's
+ *          command line, the client's value must equal it
+ *   type   its C type; its width on the wire is sizeof(type), big-endian
+ *   off    its offset in the HELLO body
+ *   valid  the decoder's range, an expression of the value v
+ *   zero   PP_ZERO_VALUE (0 is a value), PP_ZERO_AUTO (0: chosen in the
+ *          exchange, "auto"; known in JSON once agreed; the server answers
+ *          with the value it chose) or PP_ZERO_OFF (0: off; null in JSON)
+ *   wname  the decoder's name for it ("size out of range")
+ *   label  its name in a mismatch line, and unit after each value
+ *   json   its key in the JSON "params" object
+ *   jnull  JSON null when this expression of p (the options or the HELLO)
+ *          holds
+ *   dflt   its default, an expression of tr (the transport's descriptor)
+ * FLAG(name, opt, bit_name, bit, inverted, label, json): a bool carried as
+ *   bit @bit (named @bit_name) of the HELLO flags.  @inverted: messages and
+ *   JSON name the opposite ("inline sends: client on", "inline": true for
+ *   no_inline false).  Default: false.
+ * LOCAL(name, json, is_bool): not negotiated, only shown in the JSON
+ *   "params" object at this place (a member of struct pp_opts).
  */
 #ifndef PP_PARAMS_H
 #define PP_PARAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
 
 /* Bounds that the wire decoder and the option parser share. */
 #define PP_MIN_SIZE 1ULL
@@ -20,5 +63,55 @@
 /* -D: room for this many samples per second (one round trip >= 1 us) */
 #define PP_DURATION_RATE 1000000ULL
 #define PP_SWEEP_TOP (8ULL << 20) /* -a without -s: up to 8 MiB */
+
+enum pp_zero {
+	PP_ZERO_VALUE, /* 0 is a value like any other */
+	PP_ZERO_AUTO,  /* 0: chosen in the exchange ("auto") */
+	PP_ZERO_OFF,   /* 0: off */
+};
+
+#define PP_IN(v, lo, hi) ((v) >= (lo) && (v) <= (hi))
+
+/* clang-format off */
+#define PP_PARAMS(NUM, FLAG, LOCAL)                                            \
+	NUM(size, PP_OPT_SIZE, uint64_t, 8, PP_IN(v, PP_MIN_SIZE, PP_MAX_SIZE), \
+	    PP_ZERO_VALUE, "size", "size", "", "size", false,                  \
+	    tr->datagram ? 1024 : 4096)                                        \
+	FLAG(sweep, PP_OPT_SWEEP, PP_F_SWEEP, 0x0002, false, "size sweep (-a)", \
+	     "sweep")                                                          \
+	NUM(iters, PP_OPT_ITERS, uint64_t, 16, PP_IN(v, 1, PP_MAX_ITERS),      \
+	    PP_ZERO_VALUE, "iters", "iterations", "", "iters",                 \
+	    p->duration_s != 0, 1000)                                          \
+	NUM(duration_s, PP_OPT_DURATION, uint32_t, 44, v <= PP_MAX_DURATION_S, \
+	    PP_ZERO_OFF, "duration", "duration", " s", "duration_s", false, 0) \
+	NUM(warmup, PP_OPT_WARMUP, uint32_t, 40, v <= PP_MAX_WARMUP,           \
+	    PP_ZERO_VALUE, "warmup", "warm-up", "", "warmup", false, 0)        \
+	NUM(rx_depth, PP_OPT_RX_DEPTH, uint32_t, 24,                           \
+	    PP_IN(v, 1, PP_MAX_RX_DEPTH), PP_ZERO_VALUE, "rx_depth",           \
+	    "rx depth", "", "rx_depth", false, 500)                            \
+	NUM(mtu, PP_OPT_MTU, uint32_t, 4, v == 0 || pp_mtu_valid(v),           \
+	    PP_ZERO_AUTO, "mtu", "MTU", "", "mtu", false, 0)                   \
+	NUM(sl, PP_OPT_SL, uint8_t, 32, v <= PP_MAX_SL, PP_ZERO_VALUE, "sl",   \
+	    "SL", "", "sl", false, 0)                                          \
+	NUM(num_qps, PP_OPT_NUM_QPS, uint32_t, 28, PP_IN(v, 1, PP_MAX_QPS),    \
+	    PP_ZERO_VALUE, "num_qps", "QPs", "", "num_qps", false,             \
+	    tr->default_qps)                                                   \
+	LOCAL(use_event, "use_event", true)                                    \
+	FLAG(validate, PP_OPT_CHECK, PP_F_VALIDATE, 0x0001, false,             \
+	     "data validation", "validate")                                    \
+	FLAG(no_inline, PP_OPT_NO_INLINE, PP_F_NO_INLINE, 0x0004, true,        \
+	     "inline sends", "inline")                                         \
+	LOCAL(timeout_ms, "timeout_ms", false)                                 \
+	LOCAL(port, "tcp_port", false)
+/* clang-format on */
+
+/* Expand to nothing: for the kinds a module has no use for. */
+#define PP_PARAM_NONE(...)
+
+/**
+ * pp_mtu_valid() - is @mtu one of the IB MTUs 256, 512, 1024, 2048, 4096?
+ * @mtu: bytes
+ */
+bool pp_mtu_valid(uint32_t mtu);
 
 #endif /* PP_PARAMS_H */

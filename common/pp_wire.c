@@ -19,23 +19,14 @@
 #define HDR_TYPE 6
 #define HDR_LEN 8
 
+/* HELLO: the fields of the sender's port; the parameters are in PP_PARAMS */
 #define HELLO_TOOL 0
 #define HELLO_TRANSPORT 1
 #define HELLO_FLAGS 2
-#define HELLO_MTU 4
-#define HELLO_SIZE 8
-#define HELLO_ITERS 16
-#define HELLO_RX_DEPTH 24
-#define HELLO_NUM_QPS 28
-#define HELLO_SL 32
 #define HELLO_LINK_LAYER 33
 #define HELLO_ACTIVE_MTU 34
 #define HELLO_GID_INDEX 36
 #define HELLO_GID_TYPE 38
-#define HELLO_RESERVED1 39
-#define HELLO_WARMUP 40
-#define HELLO_DURATION 44
-#define HELLO_RESERVED 48
 
 #define ADDRS_COUNT 0
 #define ADDRS_FIRST 4
@@ -90,6 +81,24 @@ static uint64_t get_be64(const uint8_t *p)
 	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
 }
 
+/* A big-endian number of @width bytes (1..8): the parameters' codec. */
+static void put_be(uint8_t *p, size_t width, uint64_t v)
+{
+	while (width--) {
+		p[width] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t get_be(const uint8_t *p, size_t width)
+{
+	uint64_t v = 0;
+
+	while (width--)
+		v = v << 8 | *p++;
+	return v;
+}
+
 static bool all_zero(const uint8_t *p, size_t n)
 {
 	while (n--)
@@ -105,39 +114,51 @@ static bool bad(const char **why, const char *what)
 	return false;
 }
 
-/* One of the IB MTUs: a power of two from 256 to 4096. */
-static bool ib_mtu_ok(uint32_t mtu)
+/*
+ * Which bytes of the HELLO body carry a field; the others are reserved and
+ * must be zero.
+ */
+static void hello_used(bool used[PP_WIRE_HELLO_LEN])
 {
-	return mtu >= 256 && mtu <= 4096 && !(mtu & (mtu - 1));
+	static const struct {
+		size_t off, len;
+	} port_fields[] = {
+		{ HELLO_TOOL, 1 },	 { HELLO_TRANSPORT, 1 },
+		{ HELLO_FLAGS, 2 },	 { HELLO_LINK_LAYER, 1 },
+		{ HELLO_ACTIVE_MTU, 2 }, { HELLO_GID_INDEX, 2 },
+		{ HELLO_GID_TYPE, 1 },
+	};
+	const struct pp_hello *h = NULL;
+	size_t i;
+
+	memset(used, 0, PP_WIRE_HELLO_LEN);
+	for (i = 0; i < sizeof(port_fields) / sizeof(port_fields[0]); i++)
+		memset(used + port_fields[i].off, 1, port_fields[i].len);
+#define USED_NUM(name, opt, type, off, ...) \
+	memset(used + (off), 1, sizeof(h->name));
+	PP_PARAMS(USED_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
+#undef USED_NUM
 }
 
 static bool hello_ok(const struct pp_hello *h, const char **why)
 {
+	uint64_t v;
+
 	if (!pp_tool_valid(h->tool))
 		return bad(why, "tool out of range");
 	if (!pp_transport_get(h->transport))
 		return bad(why, "transport out of range");
 	if (h->flags & ~PP_F_ALL)
 		return bad(why, "unknown flags");
-	if (h->mtu != 0 && !ib_mtu_ok(h->mtu))
-		return bad(why, "mtu out of range");
-	if (h->size < PP_MIN_SIZE || h->size > PP_MAX_SIZE)
-		return bad(why, "size out of range");
-	if (h->iters < 1 || h->iters > PP_MAX_ITERS)
-		return bad(why, "iters out of range");
-	if (h->rx_depth < 1 || h->rx_depth > PP_MAX_RX_DEPTH)
-		return bad(why, "rx_depth out of range");
-	if (h->num_qps < 1 || h->num_qps > PP_MAX_QPS)
-		return bad(why, "num_qps out of range");
-	if (h->sl > PP_MAX_SL)
-		return bad(why, "sl out of range");
-	if (h->warmup > PP_MAX_WARMUP)
-		return bad(why, "warmup out of range");
-	if (h->duration_s > PP_MAX_DURATION_S)
-		return bad(why, "duration out of range");
+#define CHECK_NUM(name, opt, type, off, valid, zero, wname, ...) \
+	v = h->name;                                             \
+	if (!(valid))                                            \
+		return bad(why, wname " out of range");
+	PP_PARAMS(CHECK_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
+#undef CHECK_NUM
 	if (h->link_layer > IBV_LINK_LAYER_MAX)
 		return bad(why, "link_layer out of range");
-	if (!ib_mtu_ok(h->active_mtu))
+	if (!pp_mtu_valid(h->active_mtu))
 		return bad(why, "active_mtu out of range");
 	if (h->gid_index > PP_MAX_GID_IDX && h->gid_index != PP_GID_INDEX_NONE)
 		return bad(why, "gid_index out of range");
@@ -264,18 +285,14 @@ static void put_hello(uint8_t *p, const struct pp_hello *h)
 	p[HELLO_TOOL] = h->tool;
 	p[HELLO_TRANSPORT] = h->transport;
 	put_be16(p + HELLO_FLAGS, h->flags);
-	put_be32(p + HELLO_MTU, h->mtu);
-	put_be64(p + HELLO_SIZE, h->size);
-	put_be64(p + HELLO_ITERS, h->iters);
-	put_be32(p + HELLO_RX_DEPTH, h->rx_depth);
-	put_be32(p + HELLO_NUM_QPS, h->num_qps);
-	p[HELLO_SL] = h->sl;
 	p[HELLO_LINK_LAYER] = h->link_layer;
 	put_be16(p + HELLO_ACTIVE_MTU, h->active_mtu);
 	put_be16(p + HELLO_GID_INDEX, h->gid_index);
 	p[HELLO_GID_TYPE] = h->gid_type;
-	put_be32(p + HELLO_WARMUP, h->warmup);
-	put_be32(p + HELLO_DURATION, h->duration_s);
+#define PUT_NUM(name, opt, type, off, ...) \
+	put_be(p + (off), sizeof(h->name), h->name);
+	PP_PARAMS(PUT_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
+#undef PUT_NUM
 }
 
 static void put_addr(uint8_t *p, const struct pp_addr *a)
@@ -377,29 +394,30 @@ int pp_wire_decode_hdr(const uint8_t *buf, struct pp_hdr *hdr, const char **why)
 
 static int get_hello(const uint8_t *p, struct pp_hello *h, const char **why)
 {
+	bool used[PP_WIRE_HELLO_LEN];
+	size_t i;
+
 	memset(h, 0, sizeof(*h));
 	h->tool = p[HELLO_TOOL];
 	h->transport = p[HELLO_TRANSPORT];
 	h->flags = get_be16(p + HELLO_FLAGS);
-	h->mtu = get_be32(p + HELLO_MTU);
-	h->size = get_be64(p + HELLO_SIZE);
-	h->iters = get_be64(p + HELLO_ITERS);
-	h->rx_depth = get_be32(p + HELLO_RX_DEPTH);
-	h->num_qps = get_be32(p + HELLO_NUM_QPS);
-	h->sl = p[HELLO_SL];
 	h->link_layer = p[HELLO_LINK_LAYER];
 	h->active_mtu = get_be16(p + HELLO_ACTIVE_MTU);
 	h->gid_index = get_be16(p + HELLO_GID_INDEX);
 	h->gid_type = p[HELLO_GID_TYPE];
-	h->warmup = get_be32(p + HELLO_WARMUP);
-	h->duration_s = get_be32(p + HELLO_DURATION);
+#define GET_NUM(name, opt, type, off, ...) \
+	h->name = (type)get_be(p + (off), sizeof(h->name));
+	PP_PARAMS(GET_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
+#undef GET_NUM
 
 	if (!hello_ok(h, why))
 		return EPROTO;
-	if (p[HELLO_RESERVED1] ||
-	    !all_zero(p + HELLO_RESERVED, PP_WIRE_HELLO_LEN - HELLO_RESERVED)) {
-		*why = "reserved field not zero";
-		return EPROTO;
+	hello_used(used);
+	for (i = 0; i < PP_WIRE_HELLO_LEN; i++) {
+		if (!used[i] && p[i]) {
+			*why = "reserved field not zero";
+			return EPROTO;
+		}
 	}
 	return 0;
 }

@@ -61,12 +61,19 @@ enum pp_msg_type {
 	PP_MSG_ERROR = 5,
 };
 
-/* HELLO flags */
-#define PP_F_VALIDATE 0x0001U  /* -c: both sides fill and check patterns */
-#define PP_F_SWEEP 0x0002U     /* -a: every size from 1 up to size */
-#define PP_F_NO_INLINE 0x0004U /* --no-inline: never send inline */
-#define PP_F_ALL (PP_F_VALIDATE | PP_F_SWEEP | PP_F_NO_INLINE)
-/* any other bit is a decode error */
+/*
+ * HELLO flags, one per FLAG line of PP_PARAMS: PP_F_VALIDATE (-c: both
+ * sides fill and check patterns), PP_F_SWEEP (-a: every size from 1 up to
+ * size), PP_F_NO_INLINE (--no-inline: never send inline).  Any other bit
+ * is a decode error.
+ */
+#define PP_HELLO_FLAG_BIT(name, opt, bit_name, bit, ...) bit_name = bit,
+enum pp_hello_flag {
+	PP_PARAMS(PP_PARAM_NONE, PP_HELLO_FLAG_BIT, PP_PARAM_NONE)
+};
+#undef PP_HELLO_FLAG_BIT
+#define PP_HELLO_FLAG_OR(name, opt, bit_name, ...) | bit_name
+#define PP_F_ALL (0 PP_PARAMS(PP_PARAM_NONE, PP_HELLO_FLAG_OR, PP_PARAM_NONE))
 
 /* GID types as carried in HELLO */
 enum pp_gid_type {
@@ -83,23 +90,24 @@ struct pp_hdr {
 	uint32_t len;
 };
 
-/* The parameters of a run and the sender's port. */
+/*
+ * The parameters of a run and the sender's port.  The negotiated ones are
+ * the NUM lines of PP_PARAMS (pp_params.h: their offsets and ranges): mtu
+ * (0: auto, or 256..4096, a power of two; the server's answer: the path
+ * MTU), size, iters, rx_depth, num_qps, sl, warmup, duration_s (0: run the
+ * iterations; else seconds, and iters is the cap on samples).
+ */
 struct pp_hello {
 	uint8_t tool;	     /* enum pp_tool */
 	uint8_t transport;   /* enum pp_transport */
 	uint16_t flags;	     /* PP_F_* */
-	uint32_t mtu;	     /* 0 (auto) or 256..4096, a power of two */
-	uint64_t size;	     /* PP_MIN_SIZE..PP_MAX_SIZE */
-	uint64_t iters;	     /* 1..PP_MAX_ITERS */
-	uint32_t rx_depth;   /* 1..PP_MAX_RX_DEPTH */
-	uint32_t num_qps;    /* 1..PP_MAX_QPS */
-	uint8_t sl;	     /* 0..15 */
 	uint8_t link_layer;  /* IBV_LINK_LAYER_*: 0..2 */
 	uint16_t active_mtu; /* 256..4096, a power of two */
 	uint16_t gid_index;  /* 0..255, or PP_GID_INDEX_NONE */
 	uint8_t gid_type;    /* enum pp_gid_type */
-	uint32_t warmup;     /* 0..PP_MAX_WARMUP iterations before measuring */
-	uint32_t duration_s; /* 0, or 1..PP_MAX_DURATION_S: run this long */
+#define PP_HELLO_NUM(name, opt, type, ...) type name;
+	PP_PARAMS(PP_HELLO_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
+#undef PP_HELLO_NUM
 };
 
 /* The address of one QP: the plain block copied by value everywhere. */
