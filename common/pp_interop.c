@@ -325,54 +325,63 @@ int pp_interop_end(const struct pp_interop_link *l, struct pp_err *err)
 	return ret;
 }
 
-/* --- the program ---------------------------------------------------- */
+/* --- the exchange of a session (pp_session.h) ------------------------ */
 
-struct interop {
-	struct pp_session s;
-	struct pp_interop_link link;
-	bool data_phase; /* the stock peer is in its data loop */
-};
+/* The link to the stock peer over the session's connection @fd. */
+static struct pp_interop_link link_of(const struct pp_session *s, int fd)
+{
+	return (struct pp_interop_link){
+		.fd = fd,
+		.is_server = s->conn.is_server,
+		.transport = s->o->transport,
+		.timeout_ms = (int)s->o->timeout_ms,
+	};
+}
+
+/*
+ * Nothing is negotiated: this side's options are the run's, with the stock
+ * path MTU.  Print the command line the stock peer must run.
+ */
+static int agree(struct pp_session *s)
+{
+	FILE *f = s->progress ? s->progress : stderr;
+	char cmd[256];
+	int ret;
+
+	pp_hello_build(s->o, &s->caps, s->gid_index, s->gid_type, &s->mine);
+	s->mine.mtu = pp_interop_path_mtu(s->o);
+	s->agreed = s->mine;
+	ret = pp_hello_check(&s->mine, &s->caps, &s->err);
+	if (ret)
+		return ret;
+	pp_interop_peer_cmd(s->o, s->gid_index, cmd, sizeof(cmd));
+	fprintf(f, "rdma-core mode: the peer must run: %s\n", cmd);
+	fflush(f);
+	return 0;
+}
 
 /* RoCE needs a GRH, and a stock peer uses one only when given -g. */
-static int check_peer_gid(struct interop *x)
+static int check_peer_gid(struct pp_session *s)
 {
-	struct pp_session *s = &x->s;
-
 	if (s->caps.link_layer != IBV_LINK_LAYER_ETHERNET ||
 	    pp_rdmacore_wants_grh(s->remote[0].gid))
 		return 0;
 	pp_err_set(
 		&s->err,
 		"the stock %s sent no GID, and RoCE needs one: start it with -g %d",
-		peer_role(&x->link), s->gid_index);
+		s->conn.is_server ? "client" : "server", s->gid_index);
 	return EPROTO;
 }
 
-static int connect_qps(struct interop *x)
+static int connect_qps_checked(struct pp_session *s)
 {
-	struct pp_session *s = &x->s;
-	int ret;
+	int ret = check_peer_gid(s);
 
-	ret = check_peer_gid(x);
-	if (ret)
-		return ret;
-	s->qcfg = (struct pp_qp_cfg){
-		.transport = s->o->transport,
-		.ib_port = s->caps.ib_port,
-		.path_mtu = pp_interop_path_mtu(s->o),
-		.sl = (uint8_t)s->o->sl,
-		/* the stock rule: a GRH only toward a GID with an interface ID */
-		.use_grh = s->gid_index >= 0 &&
-			   pp_rdmacore_wants_grh(s->remote[0].gid),
-		.sgid_index = (uint8_t)(s->gid_index >= 0 ? s->gid_index : 0),
-		.trace = &s->trace,
-	};
-	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
+	return ret ? ret : pp_session_connect_qps(s);
 }
 
-static int tcp_connect(struct interop *x)
+static int tcp_connect(struct pp_session *s)
 {
-	struct pp_session *s = &x->s;
 	struct pp_opts *o = s->o;
 
 	if (!s->conn.is_server)
@@ -386,157 +395,104 @@ static int tcp_connect(struct interop *x)
  * The stock order: receives posted first; the client speaks first; the
  * server is at RTS before it answers; the client moves its QPs after "done".
  */
-static int setup(struct interop *x)
+static int connect_qps(struct pp_session *s)
 {
-	struct pp_session *s = &x->s;
-	struct pp_opts *o = s->o;
-	struct pp_res_attr ra;
-	bool xrc = xchg(o->transport) == PP_STOCK_XRC_REC;
+	struct pp_interop_link l;
+	bool xrc = xchg(s->o->transport) == PP_STOCK_XRC_REC;
 	int ret;
 
-	pp_session_res_attr(s, &ra); /* s->agreed: our own options */
-	ra.plain_send = true;
-	s->res = pp_res_create(s->ctx, &ra, s->gid, s->caps.lid, &s->err);
-	if (!s->res)
-		return errno;
-	s->remote = calloc(s->res->num_qps, sizeof(*s->remote));
-	if (!s->remote) {
-		pp_err_set(&s->err, "out of memory");
-		return ENOMEM;
-	}
 	ret = pp_run_prepare(s->res, &s->err);
 	if (!ret)
-		ret = tcp_connect(x);
+		ret = tcp_connect(s);
 	if (ret)
 		return ret;
-	x->link.fd = s->conn.fd;
+	l = link_of(s, s->conn.fd);
 	if (s->conn.is_server) {
-		ret = pp_interop_recv_addrs(&x->link, s->remote,
-					    s->res->num_qps, &s->err);
+		ret = pp_interop_recv_addrs(&l, s->remote, s->res->num_qps,
+					    &s->err);
 		if (!ret)
-			ret = connect_qps(x);
+			ret = connect_qps_checked(s);
 		if (!ret)
-			ret = pp_interop_send_addrs(&x->link, s->res->local,
+			ret = pp_interop_send_addrs(&l, s->res->local,
 						    s->res->num_qps, &s->err);
 		if (!ret && !xrc)
-			ret = pp_interop_recv_done(&x->link, &s->err);
+			ret = pp_interop_recv_done(&l, &s->err);
 	} else {
-		ret = pp_interop_send_addrs(&x->link, s->res->local,
-					    s->res->num_qps, &s->err);
+		ret = pp_interop_send_addrs(&l, s->res->local, s->res->num_qps,
+					    &s->err);
 		if (!ret)
-			ret = pp_interop_recv_addrs(&x->link, s->remote,
+			ret = pp_interop_recv_addrs(&l, s->remote,
 						    s->res->num_qps, &s->err);
 		if (!ret && !xrc)
-			ret = pp_interop_send_done(&x->link, &s->err);
+			ret = pp_interop_send_done(&l, &s->err);
 		if (!ret)
-			ret = connect_qps(x);
+			ret = connect_qps_checked(s);
 	}
-	if (ret || xrc)
+	if (ret)
 		return ret;
-	/* rc, uc, ud, srq: nothing more is said on the connection */
-	close(s->conn.fd);
-	s->conn.fd = x->link.fd = -1;
+	/*
+	 * The stock peer says nothing during the run: the run does not watch
+	 * the connection.  rc, uc, ud, srq: nothing more is said on it; xsrq:
+	 * "END" after the run.
+	 */
+	if (xrc)
+		s->stock_fd = s->conn.fd;
+	else
+		close(s->conn.fd);
+	s->conn.fd = -1;
+	s->data_phase = true;
 	return 0;
 }
 
-static int run(struct interop *x)
+static void run_cfg(const struct pp_session *s, struct pp_run_cfg *rc)
 {
-	struct pp_session *s = &x->s;
-	struct pp_opts *o = s->o;
-	bool xrc = xchg(o->transport) == PP_STOCK_XRC_REC;
-	struct pp_run_cfg rc = {
-		/* xsrq: the server sends first, the client answers */
-		.is_server = xrc ? !s->conn.is_server : s->conn.is_server,
-		.iters = o->iters,
-		.validate = o->validate,
-		.use_event = o->use_event,
-		.timeout_ms = (int)o->timeout_ms,
-		.stock = true,
-	};
-	/* Nothing to watch: the stock peer says nothing during the run. */
-	struct pp_conn none = {
-		.fd = -1,
-		.is_server = s->conn.is_server,
-		.timeout_ms = (int)o->timeout_ms,
-	};
+	/* xsrq: the server sends first, the client answers */
+	if (xchg(s->o->transport) == PP_STOCK_XRC_REC)
+		rc->is_server = !s->conn.is_server;
+	rc->loss_timeout_ms = 0; /* the stock loop counts no losses */
+	rc->loop = &pp_run_loop_stock;
+}
+
+/* A failure in the data loop: the stock peer will not notice it. */
+static void run_failed(struct pp_session *s)
+{
+	char msg[sizeof(s->err.msg)];
+
+	if (!s->data_phase)
+		return;
+	snprintf(msg, sizeof(msg), "%s", s->err.msg);
+	pp_err_set(&s->err, "%s (%s does not time out: stop it by hand)", msg,
+		   pp_interop_stock_name(s->o->transport));
+}
+
+static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
+		     const struct pp_run_result *r)
+{
+	struct pp_interop_link l = link_of(s, s->stock_fd);
 	int ret;
 
-	x->data_phase = true;
-	ret = pp_run(s->res, &none, &rc, &s->results[0], &s->err);
-	s->nresults = 1;
-	if (ret)
-		return ret;
-	x->data_phase = false;
-	if (xrc) {
-		ret = pp_interop_end(&x->link, &s->err);
+	s->data_phase = false;
+	if (xchg(s->o->transport) == PP_STOCK_XRC_REC) {
+		ret = pp_interop_end(&l, &s->err);
 		if (ret)
 			return ret;
 	}
-	if (s->results[0].completed < o->iters) {
+	if (r->completed < rc->iters) {
 		pp_err_set(&s->err,
 			   "the run ended after %llu of %llu iterations",
-			   (unsigned long long)s->results[0].completed,
-			   (unsigned long long)o->iters);
+			   (unsigned long long)r->completed,
+			   (unsigned long long)rc->iters);
 		return EPROTO;
 	}
 	return 0;
 }
 
-/* Open the port and check this side's options as a stock peer sees them. */
-static int open_port(struct interop *x)
-{
-	struct pp_session *s = &x->s;
-	int ret;
-
-	ret = pp_session_open(s, s->o);
-	if (ret)
-		return ret;
-	x->link = (struct pp_interop_link){
-		.fd = -1,
-		.is_server = s->conn.is_server,
-		.transport = s->o->transport,
-		.timeout_ms = (int)s->o->timeout_ms,
-	};
-	pp_hello_build(s->o, &s->caps, s->gid_index, s->gid_type, &s->mine);
-	s->mine.mtu = pp_interop_path_mtu(s->o);
-	s->agreed = s->mine; /* nothing is negotiated: ours is the run's */
-	return pp_hello_check(&s->mine, &s->caps, &s->err);
-}
-
-int pp_interop_main(struct pp_opts *o, FILE *out, FILE *errf)
-{
-	struct interop x = { 0 };
-	struct pp_session *s = &x.s;
-	char cmd[256];
-	int ret;
-
-	ret = pp_interop_check_opts(o, &s->err);
-	if (ret) {
-		fprintf(errf, "%s: %s\n", o->prog, s->err.msg);
-		return PP_EXIT_USAGE;
-	}
-	s->o = o;
-	ret = open_port(&x);
-	if (!ret) {
-		pp_interop_peer_cmd(o, s->gid_index, cmd, sizeof(cmd));
-		fprintf(out, "rdma-core mode: the peer must run: %s\n", cmd);
-		fflush(out);
-		ret = setup(&x);
-	}
-	if (!ret) {
-		pp_session_print_addrs(s, out);
-		fflush(out);
-		ret = run(&x);
-	}
-	if (s->results[0].completed)
-		pp_session_print_result(s, out);
-	if (ret && x.data_phase)
-		fprintf(errf,
-			"%s: %s (%s does not time out: stop it by hand)\n",
-			o->prog, s->err.msg,
-			pp_interop_stock_name(o->transport));
-	else if (ret)
-		fprintf(errf, "%s: %s\n", o->prog, s->err.msg);
-	pp_session_close(s);
-	return pp_exit_status(ret);
-}
+const struct pp_exchange pp_exchange_stock = {
+	.agree = agree,
+	.connect_qps = connect_qps,
+	.run_cfg = run_cfg,
+	.run_failed = run_failed,
+	.size_done = size_done,
+	.grh_toward = pp_rdmacore_wants_grh,
+	.plain_send = true,
+};

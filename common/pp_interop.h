@@ -16,7 +16,7 @@
  *   xsrq only: "END"                ->   "END" back, close
  *
  * The exchange functions below work on any connected socket, so they are
- * tested over a socketpair; pp_interop_main() is the whole program.
+ * tested over a socketpair; pp_exchange_stock puts them in a session.
  */
 #ifndef PP_INTEROP_H
 #define PP_INTEROP_H
@@ -145,20 +145,15 @@ int pp_interop_recv_done(const struct pp_interop_link *l, struct pp_err *err);
  */
 int pp_interop_end(const struct pp_interop_link *l, struct pp_err *err);
 
-/**
- * pp_interop_main() - the whole run against a stock tool
- * @o: parsed options with @o->rdma_core set
- * @out: where the parameter line, addresses and results go (stdout)
- * @errf: where a failure's one line goes (stderr)
- *
- * Prints "rdma-core mode: the peer must run: ..." first; then, as without
- * --rdma-core, the address lines, the stock result lines and the latency
- * summary.  A failure in the data phase adds that the stock peer, which
+/*
+ * The stock exchange of a session (pp_session.h): nothing is negotiated
+ * (this side's options, with the path MTU of pp_interop_path_mtu()); the
+ * line "rdma-core mode: the peer must run: ..." is printed first; then the
+ * records in the stock order, and the stock loop variant of the run
+ * (pp_run.h).  A failure in the data loop adds that the stock peer, which
  * never times out, must be stopped by hand.
- *
- * Return: the exit status: PP_EXIT_OK, PP_EXIT_FAIL, PP_EXIT_USAGE (options
- * that cannot work with a stock peer) or PP_EXIT_DATA (-c).
  */
-int pp_interop_main(struct pp_opts *o, FILE *out, FILE *errf);
+struct pp_exchange;
+extern const struct pp_exchange pp_exchange_stock;
 
 #endif /* PP_INTEROP_H */

@@ -171,9 +171,15 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 			strerror(ret));
 		return PP_EXIT_FAIL;
 	}
-	if (o.rdma_core)
-		return pp_interop_main(&o, stdout, stderr);
-	ret = pp_session_open(&s, &o);
+	if (o.rdma_core) {
+		ret = pp_interop_check_opts(&o, &s.err);
+		if (ret) {
+			fprintf(stderr, "%s: %s\n", o.prog, s.err.msg);
+			return PP_EXIT_USAGE;
+		}
+	}
+	ret = pp_session_open(
+		&s, &o, o.rdma_core ? &pp_exchange_stock : &pp_exchange_ours);
 	if (ret)
 		finish(&s, ret);
 	else if (o.persistent && !o.host)

@@ -629,8 +629,9 @@ static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
 
 /* Options of ours that the stock wire format cannot carry. */
 static const enum pp_opt_id not_stock[] = {
-	PP_OPT_WARMUP, PP_OPT_SWEEP,	 PP_OPT_DURATION,
-	PP_OPT_JSON,   PP_OPT_HISTOGRAM, PP_OPT_SAMPLES,
+	PP_OPT_WARMUP,
+	PP_OPT_SWEEP,
+	PP_OPT_DURATION,
 };
 
 static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)

@@ -12,8 +12,7 @@
 #include <arpa/inet.h>
 
 #include "pp_clock.h"
-#include "pp_rdmacore.h"
-#include "pp_run.h"
+#include "pp_run_loop.h"
 #include "pp_signal.h"
 #include "pp_sock.h"
 #include "pp_time.h"
@@ -21,37 +20,6 @@
 #define PP_POLL_BATCH 16
 #define PP_SPINS_PER_CLOCK 256 /* empty polls between clock reads */
 #define PP_PEEK_NS 1000000LL   /* look at the socket once a ms */
-#define PP_RUN_PEER_DONE (-1)  /* internal: the peer's DONE came */
-
-/* Stock srq server: what each QP has in hand (run_stock_srq_server()). */
-struct stock_qp {
-	uint32_t waiting;  /* messages that await their reply */
-	bool busy;	   /* a reply not completed yet */
-	int64_t got_ns;	   /* when the last message arrived */
-	int64_t last_send; /* when the last reply was posted; 0: none yet */
-};
-
-struct run {
-	struct pp_res *r;
-	const struct pp_conn *c;
-	const struct pp_run_cfg *cfg;
-	struct pp_run_result *res;
-	struct pp_err *err;
-	bool lossy; /* UD: a message may never come */
-	int64_t progress_deadline;
-	int64_t next_peek;
-	uint64_t iter;	/* for messages: the iteration under way */
-	bool send_busy; /* a send not completed yet */
-	uint32_t want;	/* client: the reply awaited; server: the
-				   lowest message number still acceptable */
-	bool got;	/* a wanted message has arrived */
-	uint32_t got_seq;
-	int64_t got_ns;
-	bool heard;	     /* a receive completed in the last batch */
-	struct stock_qp *sq; /* stock srq server only: per QP */
-	uint64_t arrived;    /* ... messages received */
-	uint64_t replied;    /* ... replies completed */
-};
 
 /* pp_deadline() on the loop's clock (pp_clock.h). */
 static int64_t clock_deadline(int timeout_ms)
@@ -62,12 +30,11 @@ static int64_t clock_deadline(int timeout_ms)
 }
 
 /*
- * A round trip from two readings of the clock.  Should the thread move
- * between them to a CPU whose cycle counter lags by more than the round
- * trip (not seen on synchronised counters), the difference is negative: 0
- * then, not 2^64 - x.
+ * Should the thread move between the two readings to a CPU whose cycle
+ * counter lags by more than the round trip (not seen on synchronised
+ * counters), the difference is negative: 0 then, not 2^64 - x.
  */
-static uint64_t sample_ns(int64_t from, int64_t to)
+uint64_t pp_run_sample_ns(int64_t from, int64_t to)
 {
 	return to > from ? (uint64_t)(to - from) : 0;
 }
@@ -137,75 +104,55 @@ void pp_run_free(struct pp_run_result *res)
 	res->nsamples = 0;
 }
 
-static uint32_t data_off(const struct run *s)
+uint32_t pp_run_data_off(const struct run *s)
 {
 	return s->r->tr->datagram ? PP_GRH_LEN : 0;
 }
 
-/* A stock peer's message is known only by its arrival (docs/interop.md). */
-static int on_recv_stock(struct run *s, const struct ibv_wc *wc)
+int pp_run_repost(struct run *s, const struct ibv_wc *wc)
 {
-	uint32_t q;
+	int ret = pp_res_post_recv(s->r, PP_WRID_QP(wc->wr_id), 1);
 
-	if (s->sq) {
-		for (q = 0; q < s->r->num_qps; q++)
-			if (s->r->qp[q]->qp_num == wc->qp_num)
-				break;
-		if (q == s->r->num_qps) {
-			pp_err_set(s->err,
-				   "a message arrived on an unknown QP 0x%06x",
-				   wc->qp_num);
-			return EPROTO;
-		}
-		s->sq[q].waiting++;
-		s->sq[q].got_ns = pp_clock_ns();
-		s->arrived++;
-		return 0;
-	}
-	if (s->got) {
-		pp_err_set(
-			s->err,
-			"two messages arrived at iteration %llu, where the stock peer keeps one in flight (does it run the command line printed above?)",
-			(unsigned long long)s->iter);
-		return EPROTO;
-	}
-	s->got = true;
-	s->got_seq = s->want;
-	s->got_ns = pp_clock_ns();
-	return 0;
+	if (ret)
+		pp_err_set(s->err, "repost receive failed: %s", strerror(ret));
+	return ret;
 }
 
+int pp_run_check_len(struct run *s, const struct ibv_wc *wc)
+{
+	uint32_t off = pp_run_data_off(s);
+
+	if (wc->byte_len == s->r->msg_size + off)
+		return 0;
+	pp_err_set(
+		s->err,
+		"a message of %u bytes arrived, expected %u (do both sides use the same -s?)",
+		wc->byte_len - off, s->r->msg_size);
+	return EPROTO;
+}
+
+/* Ours: every message carries its number; accept the one awaited. */
 static int on_recv(struct run *s, const struct ibv_wc *wc)
 {
-	uint32_t qi = PP_WRID_QP(wc->wr_id);
-	uint32_t want_len = s->r->msg_size + data_off(s);
 	uint32_t seq = ntohl(wc->imm_data);
 	int ret;
 
-	if (!s->cfg->stock && !(wc->wc_flags & IBV_WC_WITH_IMM)) {
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM)) {
 		pp_err_set(
 			s->err,
 			"a message without its iteration number arrived on QP 0x%06x (is the peer one of this toolkit's tools?)",
 			wc->qp_num);
 		return EPROTO;
 	}
-	ret = pp_res_post_recv(s->r, qi, 1);
-	if (ret) {
-		pp_err_set(s->err, "repost receive failed: %s", strerror(ret));
+	ret = pp_run_repost(s, wc);
+	if (ret)
 		return ret;
-	}
 	/* a late reply to a message counted as lost, maybe of another size */
-	if (!s->cfg->stock && s->lossy && seq < s->want)
+	if (s->lossy && seq < s->want)
 		return 0;
-	if (wc->byte_len != want_len) {
-		pp_err_set(
-			s->err,
-			"a message of %u bytes arrived, expected %u (do both sides use the same -s?)",
-			wc->byte_len - data_off(s), want_len - data_off(s));
-		return EPROTO;
-	}
-	if (s->cfg->stock)
-		return on_recv_stock(s, wc);
+	ret = pp_run_check_len(s, wc);
+	if (ret)
+		return ret;
 	if (s->cfg->is_server ? seq >= s->want : seq == s->want) {
 		if (s->got && !s->lossy) {
 			pp_err_set(
@@ -231,6 +178,12 @@ static int on_recv(struct run *s, const struct ibv_wc *wc)
 	return EPROTO;
 }
 
+static void on_send(struct run *s, const struct ibv_wc *wc)
+{
+	(void)wc;
+	s->send_busy = false;
+}
+
 static int on_wc(struct run *s, const struct ibv_wc *wc)
 {
 	bool recv = PP_WRID_IS_RECV(wc->wr_id);
@@ -246,15 +199,11 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 		return EIO;
 	}
 	if (!recv) {
-		s->send_busy = false;
-		if (s->sq) {
-			s->sq[PP_WRID_QP(wc->wr_id)].busy = false;
-			s->replied++;
-		}
+		s->v->on_send(s, wc);
 		return 0;
 	}
 	s->heard = true;
-	return on_recv(s, wc);
+	return s->v->on_recv(s, wc);
 }
 
 /* The peer said something during the run: DONE ends it, ERROR fails it. */
@@ -365,11 +314,7 @@ static int wait_event(struct run *s, int64_t until)
 	return ret;
 }
 
-/*
- * Process at least one completion.  Return 0; ETIME when @loss_deadline
- * passed first; PP_RUN_PEER_DONE; or an error.
- */
-static int wait_cq(struct run *s, int64_t loss_deadline)
+int pp_run_wait_cq(struct run *s, int64_t loss_deadline)
 {
 	unsigned int spins = 0;
 	int64_t now;
@@ -409,62 +354,17 @@ static int wait_cq(struct run *s, int64_t loss_deadline)
 	}
 }
 
-/*
- * -c with a stock peer: its server checks the byte at each page of the last
- * message for 0 (pp_rdmacore_chk_ok()); its replies echo our message.
- */
-static int check_stock(struct run *s, uint64_t seq, bool from_server)
+/* -c, ours: the pattern of message @seq from its sender. */
+static void fill(struct run *s, uint32_t seq, bool from_server)
 {
-	const uint8_t *data = s->r->recv_buf + data_off(s);
-	const uint8_t *sent = s->r->send_buf;
-	size_t len = s->r->attr.size, off;
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (from_server) {
-		for (off = 0; off < len && data[off] == sent[off]; off++)
-			;
-		if (off == len)
-			return 0;
-		pp_err_set(
-			s->err,
-			"reply %llu from the server does not echo the message at byte %zu: sent 0x%02x, got 0x%02x",
-			(unsigned long long)seq, off, sent[off], data[off]);
-		return EILSEQ;
-	}
-	if (pp_rdmacore_chk_ok(data, len, page > 0 ? (size_t)page : 0, &off))
-		return 0;
-	pp_err_set(
-		s->err,
-		"message %llu from the client fails the stock -c check at byte %zu: expected 0x00, got 0x%02x (does the client run with -c?)",
-		(unsigned long long)seq, off, data[off]);
-	return EILSEQ;
-}
-
-/* What a stock peer's buffer holds before the first send. */
-static void stock_fill(struct pp_res *r, bool validate)
-{
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (validate)
-		pp_rdmacore_chk_fill(r->send_buf, r->attr.size,
-				     page > 0 ? (size_t)page : 0);
-	else
-		memset(r->send_buf, PP_RDMACORE_CHK_FILL, r->attr.size);
-}
-
-/* A stock server's reply is its buffer: the message it just received. */
-static void stock_echo(struct run *s)
-{
-	memcpy(s->r->send_buf, s->r->recv_buf + data_off(s), s->r->attr.size);
+	pp_pattern_fill(s->r->send_buf, s->r->msg_size, seq, from_server);
 }
 
 static int check_data(struct run *s, uint32_t seq, bool from_server)
 {
-	const uint8_t *data = s->r->recv_buf + data_off(s);
+	const uint8_t *data = s->r->recv_buf + pp_run_data_off(s);
 	size_t off;
 
-	if (s->cfg->stock)
-		return check_stock(s, seq, from_server);
 	if (pp_pattern_check(data, s->r->msg_size, seq, from_server, &off))
 		return 0;
 	pp_err_set(
@@ -479,9 +379,9 @@ static int check_data(struct run *s, uint32_t seq, bool from_server)
  * A measured send took @from to @to inside ibv_post_send(): on a NIC the
  * doorbell, on Soft-RoCE the protocol work too (docs/measurement.md).
  */
-static void note_post(struct pp_run_result *res, int64_t from, int64_t to)
+void pp_run_note_post(struct pp_run_result *res, int64_t from, int64_t to)
 {
-	uint64_t ns = sample_ns(from, to);
+	uint64_t ns = pp_run_sample_ns(from, to);
 
 	res->posts++;
 	res->post_ns += ns;
@@ -515,14 +415,14 @@ static int wait_send(struct run *s)
 	int ret;
 
 	while (s->send_busy) {
-		ret = wait_cq(s, INT64_MAX);
+		ret = pp_run_wait_cq(s, INT64_MAX);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-static int run_client(struct run *s)
+int pp_run_client_loop(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
@@ -538,9 +438,8 @@ static int run_client(struct run *s)
 		s->iter = i;
 		if (pp_signal_caught())
 			return interrupted(s);
-		if (cfg->validate && !cfg->stock)
-			pp_pattern_fill(s->r->send_buf, s->r->msg_size, seq,
-					false);
+		if (cfg->validate)
+			s->v->fill(s, seq, false);
 		s->want = seq;
 		s->got = false;
 		t0 = pp_clock_ns();
@@ -555,9 +454,9 @@ static int run_client(struct run *s)
 		if (ret)
 			return ret;
 		if (measured)
-			note_post(res, t0, pp_clock_ns());
+			pp_run_note_post(res, t0, pp_clock_ns());
 		while (!s->got) {
-			ret = wait_cq(
+			ret = pp_run_wait_cq(
 				s, s->lossy ?
 					   t0 + (int64_t)cfg->loss_timeout_ms *
 							   1000000 :
@@ -579,13 +478,13 @@ static int run_client(struct run *s)
 		}
 		if (measured) {
 			res->samples[res->nsamples++] =
-				sample_ns(t0, s->got_ns);
+				pp_run_sample_ns(t0, s->got_ns);
 			res->completed++;
 			res->seconds =
 				(double)(s->got_ns - start - lost_ns) / 1e9;
 		}
 		if (cfg->validate) {
-			ret = check_data(s, seq, true);
+			ret = s->v->check(s, seq, true);
 			if (ret)
 				return ret;
 		}
@@ -593,7 +492,7 @@ static int run_client(struct run *s)
 	return 0;
 }
 
-static int run_server(struct run *s)
+int pp_run_server_loop(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
@@ -611,7 +510,7 @@ static int run_server(struct run *s)
 		}
 		s->got = false;
 		while (!s->got) {
-			ret = wait_cq(s, INT64_MAX);
+			ret = pp_run_wait_cq(s, INT64_MAX);
 			if (ret)
 				goto out;
 		}
@@ -628,28 +527,25 @@ static int run_server(struct run *s)
 		}
 		if (i > cfg->warmup && last_send)
 			res->samples[res->nsamples++] =
-				sample_ns(last_send, s->got_ns);
+				pp_run_sample_ns(last_send, s->got_ns);
 		else if (i >= cfg->warmup && !start)
 			start = s->got_ns;
 		if (cfg->validate) {
-			ret = check_data(s, seq, false);
+			ret = s->v->check(s, seq, false);
 			if (ret)
 				goto out;
 		}
 		ret = wait_send(s);
 		if (ret)
 			goto out;
-		if (cfg->validate && cfg->stock)
-			stock_echo(s);
-		else if (cfg->validate)
-			pp_pattern_fill(s->r->send_buf, s->r->msg_size, seq,
-					true);
+		if (cfg->validate)
+			s->v->fill(s, seq, true);
 		last_send = pp_clock_ns();
 		ret = post_send(s, seq);
 		if (ret)
 			goto out;
 		if (i >= cfg->warmup) {
-			note_post(res, last_send, pp_clock_ns());
+			pp_run_note_post(res, last_send, pp_clock_ns());
 			res->completed++;
 		}
 		s->want = seq + 1;
@@ -669,74 +565,14 @@ out:
 	return ret;
 }
 
-/*
- * The server of a stock srq client (docs/interop.md): the client sends on
- * every QP at once and counts completed sends, so up to one message per QP
- * is in hand at a time and a few beyond -n may come.  Reply on the QP each
- * message came in on, once that QP's last reply completed: -n replies in
- * all; then stop when -n messages came and the replies completed.
- */
-static int run_stock_srq_server(struct run *s)
-{
-	const struct pp_run_cfg *cfg = s->cfg;
-	struct pp_run_result *res = s->res;
-	int64_t start = 0, now;
-	uint64_t sent = 0;
-	uint32_t q;
-	int ret = 0;
-
-	s->sq = calloc(s->r->num_qps, sizeof(*s->sq));
-	if (!s->sq) {
-		pp_err_set(s->err, "out of memory");
-		return ENOMEM;
-	}
-	while (s->arrived < cfg->iters || s->replied < cfg->iters) {
-		s->iter = sent;
-		ret = wait_cq(s, INT64_MAX);
-		if (ret)
-			goto out;
-		for (q = 0; q < s->r->num_qps && sent < cfg->iters; q++) {
-			struct stock_qp *p = &s->sq[q];
-
-			if (!p->waiting || p->busy)
-				continue;
-			if (!start)
-				start = p->got_ns;
-			if (p->last_send)
-				res->samples[res->nsamples++] =
-					sample_ns(p->last_send, p->got_ns);
-			if (cfg->validate) {
-				ret = check_data(s, (uint32_t)sent, false);
-				if (ret)
-					goto out;
-				stock_echo(s);
-			}
-			now = pp_clock_ns();
-			ret = pp_res_post_send(s->r, q, (uint32_t)sent);
-			if (ret) {
-				pp_err_set(
-					s->err,
-					"post send at iteration %llu failed: %s",
-					(unsigned long long)sent,
-					strerror(ret));
-				goto out;
-			}
-			p->waiting--;
-			p->busy = true;
-			p->last_send = now;
-			note_post(res, now, pp_clock_ns());
-			sent++;
-		}
-	}
-out:
-	now = pp_clock_ns();
-	res->completed = s->replied;
-	if (start)
-		res->seconds = (double)(now - start) / 1e9;
-	free(s->sq);
-	s->sq = NULL;
-	return ret;
-}
+const struct pp_run_loop pp_run_loop_ours = {
+	.on_recv = on_recv,
+	.on_send = on_send,
+	.fill = fill,
+	.check = check_data,
+	.client = pp_run_client_loop,
+	.server = pp_run_server_loop,
+};
 
 int pp_run_loss_timeout_ms(int timeout_ms)
 {
@@ -759,6 +595,7 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 		.r = r,
 		.c = c,
 		.cfg = cfg,
+		.v = cfg->loop ? cfg->loop : &pp_run_loop_ours,
 		.res = res,
 		.err = err,
 		.lossy = r->tr->lossy && cfg->loss_timeout_ms > 0,
@@ -776,13 +613,9 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 			(unsigned long long)cfg->iters);
 		return ENOMEM;
 	}
-	if (cfg->stock)
-		stock_fill(r, cfg->validate);
-	if (cfg->stock && cfg->is_server &&
-	    r->tr->stock_xchg == PP_STOCK_SRQ_RECS)
-		ret = run_stock_srq_server(&s);
-	else
-		ret = cfg->is_server ? run_server(&s) : run_client(&s);
+	if (s.v->begin)
+		s.v->begin(&s);
+	ret = cfg->is_server ? s.v->server(&s) : s.v->client(&s);
 	if (ret == PP_RUN_PEER_DONE)
 		ret = 0;
 	/* -D reserved room for the fastest device: give back the rest */

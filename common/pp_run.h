@@ -50,16 +50,23 @@ struct pp_run_cfg {
 	bool use_event;	     /* sleep on the completion channel */
 	int timeout_ms;	     /* fail when nothing (UD client: no reply) comes */
 	int loss_timeout_ms; /* UD: a reply later is lost; 0: none may be */
-	/*
-	 * The peer is a stock rdma-core tool (docs/interop.md): messages
-	 * carry no number (plain sends, pp_res_attr.plain_send); -c is the
-	 * stock rule (pp_rdmacore_chk_fill(); the server checks each message
-	 * with pp_rdmacore_chk_ok(), the client that each reply echoes its
-	 * message); an srq server takes up to one message per QP at once and
-	 * replies on the QP it came in on, -n replies in all.
-	 */
-	bool stock;
+	/* the loop variant: NULL or &pp_run_loop_ours, or &pp_run_loop_stock */
+	const struct pp_run_loop *loop;
 };
+
+/*
+ * The loop variants (pp_run_loop.h).  Ours: every message carries its
+ * number as immediate data; -c is our pattern (pp_pattern_fill()).  Stock,
+ * toward an rdma-core tool (docs/interop.md): messages carry no number
+ * (plain sends, pp_res_attr.plain_send); -c is the stock rule
+ * (pp_rdmacore_chk_fill(); the server checks each message with
+ * pp_rdmacore_chk_ok(), the client that each reply echoes its message); an
+ * srq server takes up to one message per QP at once and replies on the QP
+ * it came in on, -n replies in all.
+ */
+struct pp_run_loop;
+extern const struct pp_run_loop pp_run_loop_ours;
+extern const struct pp_run_loop pp_run_loop_stock;
 
 struct pp_run_result {
 	uint64_t size;	      /* message size of the run */

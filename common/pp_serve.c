@@ -85,6 +85,10 @@ void pp_session_end_client(struct pp_session *s)
 	if (s->conn.fd >= 0)
 		close(s->conn.fd);
 	s->conn.fd = -1;
+	if (s->stock_fd >= 0)
+		close(s->stock_fd);
+	s->stock_fd = -1;
+	s->data_phase = false;
 	s->peer_addr[0] = '\0';
 	memset(&s->agreed, 0, sizeof(s->agreed));
 	memset(&s->peer_done, 0, sizeof(s->peer_done));

@@ -93,12 +93,15 @@ static int choose_gid(struct pp_session *s)
 	return 0;
 }
 
-int pp_session_open(struct pp_session *s, struct pp_opts *o)
+int pp_session_open(struct pp_session *s, struct pp_opts *o,
+		    const struct pp_exchange *x)
 {
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	s->x = x;
 	s->o = o;
+	s->stock_fd = -1;
 	s->started = (int64_t)time(NULL);
 	s->lfd = -1;
 	s->conn = (struct pp_conn){
@@ -139,8 +142,8 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o)
 /* A step failed after the connection was up: tell the peer, once. */
 static int tell_peer(struct pp_session *s, int ret)
 {
-	if (ret && s->conn.fd >= 0 && !s->peer_told && !s->err.remote &&
-	    ret != ECONNRESET && ret != EPIPE) {
+	if (ret && s->x->tells_peer && s->conn.fd >= 0 && !s->peer_told &&
+	    !s->err.remote && ret != ECONNRESET && ret != EPIPE) {
 		pp_hs_send_error(&s->conn, ret, s->err.msg);
 		s->peer_told = true;
 	}
@@ -149,10 +152,16 @@ static int tell_peer(struct pp_session *s, int ret)
 
 int pp_session_connect(struct pp_session *s)
 {
+	s->started = (int64_t)time(NULL); /* this run's, for --json */
+	return s->x->agree(s);
+}
+
+/* Ours: TCP, the GID for the peer's address family, and HELLO. */
+static int agree(struct pp_session *s)
+{
 	struct pp_opts *o = s->o;
 	int ret;
 
-	s->started = (int64_t)time(NULL); /* this run's, for --json */
 	if (!s->conn.is_server) {
 		ret = pp_sock_connect(o->host, o->port,
 				      pp_deadline((int)o->timeout_ms),
@@ -193,7 +202,8 @@ int pp_session_connect(struct pp_session *s)
 	return ret;
 }
 
-void pp_session_res_attr(struct pp_session *s, struct pp_res_attr *ra)
+/* What pp_res_create() is asked for, from the agreed parameters. */
+static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 {
 	const struct pp_hello *p = &s->agreed;
 
@@ -211,26 +221,34 @@ void pp_session_res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		.use_grh = s->gid_index >= 0,
 		.gid_index = s->gid_index,
 		.xrcd_path = s->o->xrcd_path,
+		.plain_send = s->x->plain_send,
 		.trace = &s->trace,
 	};
 }
 
-int pp_session_setup(struct pp_session *s)
+int pp_session_connect_qps(struct pp_session *s)
 {
 	const struct pp_hello *p = &s->agreed;
-	struct pp_res_attr ra;
-	int ret;
+	bool grh = s->gid_index >= 0 &&
+		   (!s->x->grh_toward || s->x->grh_toward(s->remote[0].gid));
 
-	pp_session_res_attr(s, &ra);
 	s->qcfg = (struct pp_qp_cfg){
-		.transport = ra.transport,
+		.transport = (enum pp_transport)p->transport,
 		.ib_port = s->caps.ib_port,
 		.path_mtu = p->mtu,
 		.sl = p->sl,
-		.use_grh = ra.use_grh,
-		.sgid_index = (uint8_t)(ra.use_grh ? s->gid_index : 0),
+		.use_grh = grh,
+		.sgid_index = (uint8_t)(grh ? s->gid_index : 0),
 		.trace = &s->trace,
 	};
+	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
+}
+
+int pp_session_setup(struct pp_session *s)
+{
+	struct pp_res_attr ra;
+
+	res_attr(s, &ra);
 	s->res = pp_res_create(s->ctx, &ra, s->gid, s->caps.lid, &s->err);
 	if (!s->res)
 		return tell_peer(s, errno);
@@ -239,6 +257,14 @@ int pp_session_setup(struct pp_session *s)
 		pp_err_set(&s->err, "out of memory");
 		return tell_peer(s, ENOMEM);
 	}
+	return tell_peer(s, s->x->connect_qps(s));
+}
+
+/* Ours: ADDRS, the GID types, receives, RTR and RTS, READY. */
+static int connect_qps(struct pp_session *s)
+{
+	int ret;
+
 	ret = pp_hs_exchange_addrs(&s->conn, s->res->local, s->remote,
 				   s->res->num_qps, &s->err);
 	/* The client compares GID types: the server's is in its HELLO. */
@@ -251,13 +277,13 @@ int pp_session_setup(struct pp_session *s)
 	if (!ret)
 		ret = pp_run_prepare(s->res, &s->err);
 	if (!ret)
-		ret = pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
+		ret = pp_session_connect_qps(s);
 	if (!ret)
 		ret = pp_hs_sync(&s->conn, &s->err);
 	if (!ret)
 		pp_trace_step(&s->trace, "both sides ready: %u QP%s at RTS",
 			      s->res->num_qps, s->res->num_qps > 1 ? "s" : "");
-	return tell_peer(s, ret);
+	return ret;
 }
 
 /* The iterations a side ran, warm-up included, as its DONE counts them. */
@@ -269,7 +295,7 @@ static uint64_t iters_run(const struct pp_run_cfg *rc, const struct pp_done *d)
 }
 
 /*
- * After each size: DONE both ways (the peer's may have ended our loop
+ * Ours, after each size: DONE both ways (the peer's may have ended our loop
  * already), then what the two results say.  Return 0; ETIMEDOUT (UD
  * iterations lost: the sweep goes on); or an error that ends the run.
  */
@@ -339,6 +365,8 @@ int pp_session_run(struct pp_session *s)
 	char clock[64];
 	size_t k;
 
+	if (s->x->run_cfg)
+		s->x->run_cfg(s, &rc);
 	pp_clock_init();
 	pp_trace_step(&s->trace, "clock: %s",
 		      pp_clock_name(clock, sizeof(clock)));
@@ -350,9 +378,11 @@ int pp_session_run(struct pp_session *s)
 		rc.first_seq = (uint32_t)k * PP_SEQ_STRIDE;
 		ret = pp_run(s->res, &s->conn, &rc, r, &s->err);
 		s->nresults = k + 1;
+		if (ret && s->x->run_failed)
+			s->x->run_failed(s);
 		if (ret)
 			return tell_peer(s, ret);
-		ret = size_done(s, &rc, r);
+		ret = s->x->size_done(s, &rc, r);
 		if (s->progress && s->nsizes > 1) {
 			pp_session_print_size(s, k, s->progress);
 			s->nprinted = k + 1;
@@ -370,6 +400,13 @@ int pp_session_run(struct pp_session *s)
 	}
 	return ret;
 }
+
+const struct pp_exchange pp_exchange_ours = {
+	.agree = agree,
+	.connect_qps = connect_qps,
+	.size_done = size_done,
+	.tells_peer = true,
+};
 
 void pp_session_close(struct pp_session *s)
 {
@@ -475,15 +512,6 @@ int pp_session_write_samples(struct pp_session *s)
 		pp_err_set(&s->err, "--samples: writing %s failed: %s", path,
 			   strerror(ret));
 	return ret;
-}
-
-void pp_session_print_error(const struct pp_session *s, FILE *f)
-{
-	if (s->err.remote)
-		fprintf(f, "%s: %s: %s\n", s->o->prog, pp_peer_name(&s->conn),
-			s->err.msg);
-	else
-		fprintf(f, "%s: %s\n", s->o->prog, s->err.msg);
 }
 
 int pp_exit_status(int ret)

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pp_session.h - the steps every tool takes, in order, over the modules of
- * common/.  A tool's main is the sequence:
+ * common/.  A tool's main is the sequence (pp_main.c):
  *
  *   pp_session_open()     open the device, read the port, choose the GID
- *   pp_session_connect()  TCP, and the HELLO exchange: agree on parameters
- *   pp_session_setup()    resources, address exchange, RTR/RTS, READY
- *   pp_session_run()      the ping-pong, then DONE
+ *   pp_session_connect()  agree on the parameters (ours: TCP and HELLO)
+ *   pp_session_setup()    resources, address exchange, RTR/RTS, ready
+ *   pp_session_run()      the ping-pong, and after each size its end (DONE)
  *   pp_session_close()    release everything
  *
- * Each step returns 0 or a positive errno and leaves one line in s->err; the
- * program prints it with pp_session_print_error().  After the connection is
- * up, a failing step tells the peer (ERROR) before it returns.
+ * The session takes an exchange: how the two sides agree and trade
+ * addresses.  Ours is pp_exchange_ours (the handshake of pp_hs.h); the
+ * stock rdma-core tools' records are pp_exchange_stock (pp_interop.h,
+ * --rdma-core).  The sequence, the printing and the JSON document are the
+ * same for both.
+ *
+ * Each step returns 0 or a positive errno and leaves one line in s->err for
+ * the program to print.  With our exchange, a step failing after the
+ * connection is up tells the peer (ERROR) before it returns.
  */
 #ifndef PP_SESSION_H
 #define PP_SESSION_H
@@ -30,7 +36,36 @@
 #include "pp_run.h"
 #include "pp_trace.h"
 
+struct pp_session;
+
+/* How a session's two sides agree and trade addresses. */
+struct pp_exchange {
+	/* agree on the parameters: fill @s->mine and @s->agreed */
+	int (*agree)(struct pp_session *s);
+	/*
+	 * The resources exist: trade addresses, bring the QPs to RTS
+	 * (pp_session_connect_qps()), post the receives, be ready to run.
+	 */
+	int (*connect_qps)(struct pp_session *s);
+	/* the run's settings besides the agreed parameters (may be NULL) */
+	void (*run_cfg)(const struct pp_session *s, struct pp_run_cfg *rc);
+	/* a run failed: add what the user should know (may be NULL) */
+	void (*run_failed)(struct pp_session *s);
+	/* after each size: 0, ETIMEDOUT (UD losses: the run goes on), or an
+	 * error that ends the run */
+	int (*size_done)(struct pp_session *s, const struct pp_run_cfg *rc,
+			 const struct pp_run_result *r);
+	/* a GRH only toward a peer GID this says yes to (NULL: always) */
+	bool (*grh_toward)(const uint8_t gid[16]);
+	bool tells_peer; /* a failing step sends ERROR to the peer */
+	bool plain_send; /* messages carry no immediate data */
+};
+
+/* Ours: HELLO, ADDRS, READY, DONE (docs/protocol.md). */
+extern const struct pp_exchange pp_exchange_ours;
+
 struct pp_session {
+	const struct pp_exchange *x;
 	struct pp_opts *o;
 	struct ibv_context *ctx;
 	struct pp_port_caps caps;
@@ -60,6 +95,9 @@ struct pp_session {
 	int64_t started; /* wall clock at pp_session_open(), seconds */
 	struct pp_err err;
 	bool peer_told; /* the peer already has our ERROR */
+	/* --rdma-core: the stock peer's connection, kept out of the run */
+	int stock_fd;
+	bool data_phase; /* ... and the stock peer is in its data loop */
 };
 
 /**
@@ -67,10 +105,12 @@ struct pp_session {
  * check this side's own options against its port
  * @s: the session, zeroed by this call
  * @o: parsed options; kept by reference
+ * @x: the exchange: &pp_exchange_ours, or &pp_exchange_stock
  *
  * Return: 0 or an errno (ENODEV, ENETDOWN, EINVAL, ...), with @s->err set.
  */
-int pp_session_open(struct pp_session *s, struct pp_opts *o);
+int pp_session_open(struct pp_session *s, struct pp_opts *o,
+		    const struct pp_exchange *x);
 
 /**
  * pp_session_connect() - connect (client) or wait for one client (server),
@@ -116,12 +156,14 @@ int pp_session_accept(struct pp_session *s);
 void pp_session_end_client(struct pp_session *s);
 
 /**
- * pp_session_res_attr() - what pp_res_create() is asked for, from the
- * agreed parameters; also fills @s->sizes
- * @s: a session whose @s->agreed holds the run's parameters
- * @ra: filled
+ * pp_session_connect_qps() - bring the QPs to RTS toward @s->remote, with
+ * the agreed path MTU and SL and, when this side has a GID (and the
+ * exchange's grh_toward() agrees), a GRH
+ * @s: a session whose resources exist and whose peer's addresses came
+ *
+ * Return: 0 or the errno of the failing transition, with @s->err set.
  */
-void pp_session_res_attr(struct pp_session *s, struct pp_res_attr *ra);
+int pp_session_connect_qps(struct pp_session *s);
 
 /**
  * pp_session_setup() - create the resources, exchange addresses, bring the
@@ -204,14 +246,6 @@ int pp_session_write_json(const struct pp_session *s, FILE *f, int exit_status,
  * @f: stream
  */
 void pp_session_print_size(const struct pp_session *s, size_t k, FILE *f);
-
-/**
- * pp_session_print_error() - "prog: line", or "prog: server: line" when the
- * line came from the peer
- * @s: the session
- * @f: stream (stderr)
- */
-void pp_session_print_error(const struct pp_session *s, FILE *f);
 
 /**
  * pp_exit_status() - the exit status for a step's return value

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_run_loop.h - inside pp_run(): the state of one run, the completion
+ * machinery every loop shares (pp_run.c), and the loop variants.
+ *
+ * A variant is the protocol of the messages: ours (pp_run.c: each message
+ * carries its number as immediate data, -c is our pattern) or the stock
+ * rdma-core tools' (pp_run_stock.c: plain sends known by their arrival, -c
+ * is their rule, an srq server of their own).  pp_run_cfg.loop chooses it;
+ * the shared machinery calls the variant's hooks, so no loop tests which
+ * peer it talks to.  Only pp_run.c and pp_run_stock.c include this header.
+ */
+#ifndef PP_RUN_LOOP_H
+#define PP_RUN_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "pp_run.h"
+
+struct run;
+
+/* The hooks of a loop variant. */
+struct pp_run_loop {
+	/* before the first message: fill the send buffer (may be NULL) */
+	void (*begin)(struct run *s);
+	/* a receive completed with success: take the message */
+	int (*on_recv)(struct run *s, const struct ibv_wc *wc);
+	/* a send completed with success */
+	void (*on_send)(struct run *s, const struct ibv_wc *wc);
+	/* -c: write message @seq before it is sent (client and server) */
+	void (*fill)(struct run *s, uint32_t seq, bool from_server);
+	/* -c: is the message @seq received right?  0 or EILSEQ */
+	int (*check)(struct run *s, uint32_t seq, bool from_server);
+	int (*client)(struct run *s); /* the client's loop */
+	int (*server)(struct run *s); /* the server's loop */
+};
+
+/* The state of one run. */
+struct run {
+	struct pp_res *r;
+	const struct pp_conn *c;
+	const struct pp_run_cfg *cfg;
+	const struct pp_run_loop *v;
+	struct pp_run_result *res;
+	struct pp_err *err;
+	bool lossy; /* UD: a message may never come */
+	int64_t progress_deadline;
+	int64_t next_peek;
+	uint64_t iter;	/* for messages: the iteration under way */
+	bool send_busy; /* a send not completed yet */
+	uint32_t want;	/* client: the reply awaited; server: the
+				   lowest message number still acceptable */
+	bool got;	/* a wanted message has arrived */
+	uint32_t got_seq;
+	int64_t got_ns;
+	bool heard; /* a receive completed in the last batch */
+	void *priv; /* the variant's own state */
+};
+
+/**
+ * pp_run_sample_ns() - a round trip from two readings of the clock
+ * @from: the earlier reading
+ * @to: the later one
+ *
+ * Return: @to - @from, or 0 when the thread moved to a CPU whose counter
+ * lags (not 2^64 - x).
+ */
+uint64_t pp_run_sample_ns(int64_t from, int64_t to);
+
+/**
+ * pp_run_data_off() - where the data starts in the receive buffer
+ * @s: the run
+ *
+ * Return: the GRH room of a datagram transport, else 0.
+ */
+uint32_t pp_run_data_off(const struct run *s);
+
+/**
+ * pp_run_repost() - post the receive that replaces the completed one
+ * @s: the run
+ * @wc: the receive's completion
+ *
+ * Return: 0 or the errno of the post, with @s->err set.
+ */
+int pp_run_repost(struct run *s, const struct ibv_wc *wc);
+
+/**
+ * pp_run_check_len() - is the message received as long as the run's size?
+ * @s: the run
+ * @wc: the receive's completion
+ *
+ * Return: 0, or EPROTO with @s->err naming both lengths.
+ */
+int pp_run_check_len(struct run *s, const struct ibv_wc *wc);
+
+/**
+ * pp_run_wait_cq() - process at least one completion
+ * @s: the run
+ * @loss_deadline: a lossy client's deadline for the awaited reply;
+ *                 INT64_MAX otherwise
+ *
+ * Return: 0; ETIME when @loss_deadline passed first; PP_RUN_PEER_DONE (the
+ * peer's DONE came); or an error with @s->err set.
+ */
+int pp_run_wait_cq(struct run *s, int64_t loss_deadline);
+
+#define PP_RUN_PEER_DONE (-1) /* internal: the peer's DONE came */
+
+/**
+ * pp_run_note_post() - count one measured send and its time inside
+ * ibv_post_send()
+ * @res: the result
+ * @from: the clock before the post
+ * @to: the clock after it
+ */
+void pp_run_note_post(struct pp_run_result *res, int64_t from, int64_t to);
+
+/**
+ * pp_run_server_loop() - the server's loop: reply to each message
+ * @s: the run
+ *
+ * Return: 0 or an error with @s->err set.
+ */
+int pp_run_server_loop(struct run *s);
+
+/**
+ * pp_run_client_loop() - the client's loop: send, await the reply, measure
+ * @s: the run
+ *
+ * Return: 0 or an error with @s->err set.
+ */
+int pp_run_client_loop(struct run *s);
+
+#endif /* PP_RUN_LOOP_H */
