@@ -54,7 +54,7 @@ static void write_device(struct pp_json *j, const struct pp_session *s)
 	else
 		pp_json_null(j);
 	key_string_or_null(j, "gid",
-			   have_gid ? pp_format_gid(s->gid, gid, sizeof(gid)) :
+			   have_gid ? pp_gid_format(s->gid, gid, sizeof(gid)) :
 				      NULL);
 	key_string_or_null(j, "gid_type",
 			   have_gid ? pp_gid_type_name(s->gid_type) : NULL);
@@ -124,7 +124,7 @@ static void write_addr_list(struct pp_json *j, const char *key,
 		pp_json_key_uint(j, "qpn", a[i].qpn);
 		pp_json_key_uint(j, "psn", a[i].psn);
 		pp_json_key_string(j, "gid",
-				   pp_format_gid(a[i].gid, gid, sizeof(gid)));
+				   pp_gid_format(a[i].gid, gid, sizeof(gid)));
 		if (xrc) {
 			pp_json_key_uint(j, "srqn", a[i].srqn);
 			pp_json_key_uint(j, "tgt_qpn", a[i].tgt_qpn);

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * pp_gid.c - the automatic GID choice and the GID checks: pure functions.
+ * pp_gid.c - the GIDs of a port: the automatic choice and the checks (pure
+ * functions), the GID as text, and reading a real port's table (verbs).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include <infiniband/verbs.h>
+
 #include "pp_gid.h"
 
-/* IBV_LINK_LAYER_ETHERNET without verbs.h: nothing here calls verbs. */
+/* IBV_LINK_LAYER_ETHERNET, as the pure rules compare it. */
 #define PP_LL_ETHERNET 2
 
 enum pp_gid_family pp_gid_family(const uint8_t gid[16])
@@ -296,4 +301,92 @@ int pp_gid_check_index(const struct pp_gid_entry *tbl, int n, int index,
 		"GID index %d of %s:%u is empty; populated: %s (see --show-gids)",
 		index, devname, ib_port, list);
 	return ENODATA;
+}
+
+/* --- the GID as text, and a real port's table ------------------------ */
+
+char *pp_gid_format(const uint8_t gid[16], char *buf, size_t len)
+{
+	socklen_t room = len > INET6_ADDRSTRLEN ? INET6_ADDRSTRLEN : len;
+
+	if (!len)
+		return buf;
+	if (!inet_ntop(AF_INET6, gid, buf, room))
+		buf[0] = '\0';
+	return buf;
+}
+
+static uint8_t gid_type(uint32_t type)
+{
+	switch (type) {
+	case IBV_GID_TYPE_ROCE_V1:
+		return PP_GID_TYPE_ROCE_V1;
+	case IBV_GID_TYPE_ROCE_V2:
+		return PP_GID_TYPE_ROCE_V2;
+	default:
+		return PP_GID_TYPE_IB;
+	}
+}
+
+/* Entry @e->index; 0 (populated or empty) or the errno of the query. */
+static int read_entry(struct ibv_context *ctx, uint8_t ib_port,
+		      struct pp_gid_entry *e)
+{
+	struct ibv_gid_entry ge;
+	union ibv_gid g;
+	int ret;
+
+	ret = ibv_query_gid_ex(ctx, ib_port, (uint32_t)e->index, &ge, 0);
+	if (ret == ENODATA)
+		return 0; /* an empty slot */
+	if (ret == EOPNOTSUPP || ret == ENOSYS) {
+		/* Older kernels or providers: the plain query, no type. */
+		if (ibv_query_gid(ctx, ib_port, e->index, &g))
+			return errno ? errno : EINVAL;
+		memcpy(e->raw, g.raw, 16);
+		e->type = PP_GID_TYPE_IB;
+		e->populated = pp_gid_family(e->raw) != PP_GID_FAM_NONE;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	memcpy(e->raw, ge.gid.raw, 16);
+	e->type = gid_type(ge.gid_type);
+	e->populated = pp_gid_family(e->raw) != PP_GID_FAM_NONE;
+	if (ge.ndev_ifindex && !if_indextoname(ge.ndev_ifindex, e->ndev))
+		e->ndev[0] = '\0';
+	return 0;
+}
+
+struct pp_gid_entry *pp_gid_read_table(struct ibv_context *ctx, uint8_t ib_port,
+				       int *n)
+{
+	struct pp_gid_entry *tbl;
+	struct ibv_port_attr pa;
+	int i, ret;
+
+	*n = 0;
+	ret = ibv_query_port(ctx, ib_port, &pa);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	if (pa.gid_tbl_len <= 0) {
+		errno = ENODATA;
+		return NULL;
+	}
+	tbl = calloc((size_t)pa.gid_tbl_len, sizeof(*tbl));
+	if (!tbl)
+		return NULL;
+	for (i = 0; i < pa.gid_tbl_len; i++) {
+		tbl[i].index = i;
+		ret = read_entry(ctx, ib_port, &tbl[i]);
+		if (ret) {
+			free(tbl);
+			errno = ret;
+			return NULL;
+		}
+	}
+	*n = pa.gid_tbl_len;
+	return tbl;
 }

@@ -4,8 +4,9 @@
  *
  * On an Ethernet (RoCE) port every packet carries a GRH, so a QP needs a
  * source GID index; on InfiniBand a GRH is optional and a subnet routes by
- * LID.  Nothing here calls verbs: pp_show_gid_table() (pp_show.h) reads a
- * real port's table into the struct below, and tests build tables by hand.
+ * LID.  The rules are pure functions over the struct below:
+ * pp_gid_read_table() reads a real port's table into it, and tests build
+ * tables by hand.
  *
  * The automatic choice on Ethernet, best first (ties: the lowest index):
  *
@@ -175,5 +176,30 @@ char *pp_gid_populated_list(const struct pp_gid_entry *tbl, int n, char *buf,
 int pp_gid_check_index(const struct pp_gid_entry *tbl, int n, int index,
 		       const char *devname, unsigned int ib_port,
 		       struct pp_err *err);
+
+struct ibv_context;
+
+/**
+ * pp_gid_format() - the 16 raw GID bytes as IPv6 text
+ * @gid: raw bytes
+ * @buf: output, at least 46 bytes (INET6_ADDRSTRLEN)
+ * @len: room in @buf
+ *
+ * Return: @buf.
+ */
+char *pp_gid_format(const uint8_t gid[16], char *buf, size_t len);
+
+/**
+ * pp_gid_read_table() - read the GID table of @ctx's port @ib_port
+ * @ctx: open device
+ * @ib_port: port number
+ * @n: the table's length (the port's gid_tbl_len); entry i has index i,
+ *     empty slots are zero with populated false
+ *
+ * Return: the table, to be freed with free(); NULL with errno set: the errno
+ * of ibv_query_port(), ENODATA (the port has no GID table), ENOMEM.
+ */
+struct pp_gid_entry *pp_gid_read_table(struct ibv_context *ctx, uint8_t ib_port,
+				       int *n);
 
 #endif /* PP_GID_H */

@@ -11,21 +11,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "pp_gid.h"
 #include "pp_report.h"
 
 /* "remote" is the longest label; shorter ones are padded so LIDs align. */
 #define PP_LABEL_WIDTH 6
-
-char *pp_format_gid(const uint8_t gid[16], char *buf, size_t len)
-{
-	socklen_t room = len > INET6_ADDRSTRLEN ? INET6_ADDRSTRLEN : len;
-
-	if (!len)
-		return buf;
-	if (!inet_ntop(AF_INET6, gid, buf, room))
-		buf[0] = '\0';
-	return buf;
-}
 
 void pp_report_addr(FILE *f, const char *label, const struct pp_addr *a)
 {
@@ -34,7 +24,7 @@ void pp_report_addr(FILE *f, const char *label, const struct pp_addr *a)
 
 	if (pad < 1)
 		pad = 1;
-	pp_format_gid(a->gid, gid, sizeof(gid));
+	pp_gid_format(a->gid, gid, sizeof(gid));
 	fprintf(f, "  %s address:%*sLID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s",
 		label, pad, "", (unsigned int)a->lid, (unsigned int)a->qpn,
 		(unsigned int)a->psn, gid);

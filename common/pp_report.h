@@ -81,14 +81,4 @@ void pp_report_sweep_header(FILE *f);
 void pp_report_sweep_line(FILE *f, uint64_t size, const struct pp_stats *s,
 			  uint64_t iters, uint64_t lost, double seconds);
 
-/**
- * pp_format_gid() - the 16 raw GID bytes as IPv6 text
- * @gid: raw bytes
- * @buf: output, at least 46 bytes (INET6_ADDRSTRLEN)
- * @len: room in @buf
- *
- * Return: @buf.
- */
-char *pp_format_gid(const uint8_t gid[16], char *buf, size_t len);
-
 #endif /* PP_REPORT_H */

@@ -39,7 +39,7 @@ static int open_gid(struct pp_session *s)
 	int idx = s->o->gid_index, ret;
 
 	s->gid_index = -1;
-	s->gids = pp_show_gid_table(s->ctx, s->caps.ib_port, &s->ngids);
+	s->gids = pp_gid_read_table(s->ctx, s->caps.ib_port, &s->ngids);
 	if (!s->gids) {
 		ret = errno ? errno : ENOMEM;
 		pp_err_set(&s->err, "read the GID table of %s:%u failed: %s",

@@ -4,7 +4,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,81 +12,6 @@
 #include "pp_dev.h"
 #include "pp_json.h"
 #include "pp_show.h"
-
-static uint8_t gid_type(uint32_t type)
-{
-	switch (type) {
-	case IBV_GID_TYPE_ROCE_V1:
-		return PP_GID_TYPE_ROCE_V1;
-	case IBV_GID_TYPE_ROCE_V2:
-		return PP_GID_TYPE_ROCE_V2;
-	default:
-		return PP_GID_TYPE_IB;
-	}
-}
-
-/* Entry @e->index; 0 (populated or empty) or the errno of the query. */
-static int read_entry(struct ibv_context *ctx, uint8_t ib_port,
-		      struct pp_gid_entry *e)
-{
-	struct ibv_gid_entry ge;
-	union ibv_gid g;
-	int ret;
-
-	ret = ibv_query_gid_ex(ctx, ib_port, (uint32_t)e->index, &ge, 0);
-	if (ret == ENODATA)
-		return 0; /* an empty slot */
-	if (ret == EOPNOTSUPP || ret == ENOSYS) {
-		/* Older kernels or providers: the plain query, no type. */
-		if (ibv_query_gid(ctx, ib_port, e->index, &g))
-			return errno ? errno : EINVAL;
-		memcpy(e->raw, g.raw, 16);
-		e->type = PP_GID_TYPE_IB;
-		e->populated = pp_gid_family(e->raw) != PP_GID_FAM_NONE;
-		return 0;
-	}
-	if (ret)
-		return ret;
-	memcpy(e->raw, ge.gid.raw, 16);
-	e->type = gid_type(ge.gid_type);
-	e->populated = pp_gid_family(e->raw) != PP_GID_FAM_NONE;
-	if (ge.ndev_ifindex && !if_indextoname(ge.ndev_ifindex, e->ndev))
-		e->ndev[0] = '\0';
-	return 0;
-}
-
-struct pp_gid_entry *pp_show_gid_table(struct ibv_context *ctx, uint8_t ib_port,
-				       int *n)
-{
-	struct pp_gid_entry *tbl;
-	struct ibv_port_attr pa;
-	int i, ret;
-
-	*n = 0;
-	ret = ibv_query_port(ctx, ib_port, &pa);
-	if (ret) {
-		errno = ret;
-		return NULL;
-	}
-	if (pa.gid_tbl_len <= 0) {
-		errno = ENODATA;
-		return NULL;
-	}
-	tbl = calloc((size_t)pa.gid_tbl_len, sizeof(*tbl));
-	if (!tbl)
-		return NULL;
-	for (i = 0; i < pa.gid_tbl_len; i++) {
-		tbl[i].index = i;
-		ret = read_entry(ctx, ib_port, &tbl[i]);
-		if (ret) {
-			free(tbl);
-			errno = ret;
-			return NULL;
-		}
-	}
-	*n = pa.gid_tbl_len;
-	return tbl;
-}
 
 static const char *link_layer_name(uint8_t ll)
 {
@@ -247,7 +171,7 @@ static int show_port(struct sink *s, struct ibv_context *ctx,
 		return ret;
 	}
 	v.have_pa = true;
-	v.tbl = pp_show_gid_table(ctx, (uint8_t)ib_port, &v.n);
+	v.tbl = pp_gid_read_table(ctx, (uint8_t)ib_port, &v.n);
 	if (!v.tbl) {
 		ret = errno;
 		v.failed = "query GID table";

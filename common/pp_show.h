@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pp_show.h - --show-gids: what the RDMA devices here look like, no peer
- * needed, and the GID table of a port as data for pp_gid_choose().
+ * needed.
  *
  * For each device and port, one line, then the populated GIDs:
  *
@@ -24,19 +24,6 @@
 
 struct ibv_context;
 struct pp_json;
-
-/**
- * pp_show_gid_table() - read the GID table of @ctx's port @ib_port
- * @ctx: open device
- * @ib_port: port number
- * @n: the table's length (the port's gid_tbl_len); entry i has index i,
- *     empty slots are zero with populated false
- *
- * Return: the table, to be freed with free(); NULL with errno set: the errno
- * of ibv_query_port(), ENODATA (the port has no GID table), ENOMEM.
- */
-struct pp_gid_entry *pp_show_gid_table(struct ibv_context *ctx, uint8_t ib_port,
-				       int *n);
 
 /**
  * pp_show_port() - write one port's line and populated GIDs to @f

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pp_gid.h"
 #include "pp_report.h"
 #include "pp_stats.h"
 
@@ -260,12 +261,12 @@ START_TEST(test_format_gid)
 			   0x00, 0x02, 0xc9, 0x03, 0x00, 0x01, 0x23, 0x45 };
 	char buf[46];
 
-	ck_assert_ptr_eq(pp_format_gid(zero, buf, sizeof(buf)), buf);
+	ck_assert_ptr_eq(pp_gid_format(zero, buf, sizeof(buf)), buf);
 	ck_assert_str_eq(buf, "::");
-	ck_assert_str_eq(pp_format_gid(ib, buf, sizeof(buf)),
+	ck_assert_str_eq(pp_gid_format(ib, buf, sizeof(buf)),
 			 "fe80::2:c903:1:2345");
 	/* Too small: empty text, not an overrun. */
-	ck_assert_str_eq(pp_format_gid(ib, buf, 4), "");
+	ck_assert_str_eq(pp_gid_format(ib, buf, 4), "");
 }
 END_TEST
 
