@@ -17,7 +17,7 @@
 #include "pp_hist.h"
 #include "pp_json.h"
 #include "pp_report.h"
-#include "pp_session.h"
+#include "pp_doc.h"
 
 #ifndef PP_VERSION
 #define PP_VERSION "unknown"
@@ -228,8 +228,8 @@ static void write_started(struct pp_json *j, int64_t started)
 	pp_json_key_string(j, "started", buf);
 }
 
-int pp_session_write_json(const struct pp_session *s, FILE *f, int exit_status,
-			  const char *error)
+int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
+		 const char *error)
 {
 	const struct pp_opts *o = s->o;
 	struct pp_json j;

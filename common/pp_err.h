@@ -4,10 +4,12 @@
  *
  * The error rule of the project: actions return 0 or a positive errno value
  * (as ibv_modify_qp does); constructors return a pointer, or NULL with errno
- * set; predicates return bool.  common/ never prints and never exits.  Where a
- * bare errno is not enough to tell the user what happened (a handshake
- * mismatch, a message from the peer, a data mismatch), the function also fills
- * a struct pp_err with one line of text, and the program prints it.
+ * set; predicates return bool.  common/ never exits, and prints only where
+ * printing is the job (the reports, --show-gids, --trace, the JSON document,
+ * the sequence in pp_main.c), to a stream its caller chooses.  Where a bare
+ * errno is not enough to tell the user what happened (a handshake mismatch, a
+ * message from the peer, a data mismatch), the function also fills a struct
+ * pp_err with one line of text, and the program prints it.
  */
 #ifndef PP_ERR_H
 #define PP_ERR_H

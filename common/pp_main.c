@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "pp_interop.h"
+#include "pp_doc.h"
 #include "pp_json.h"
 #include "pp_main.h"
+#include "pp_serve.h"
 #include "pp_session.h"
 #include "pp_signal.h"
 #include "pp_show.h"
@@ -47,9 +49,8 @@ static int finish(struct pp_session *s, int ret)
 		fprintf(stderr, "%s: %s\n", s->o->prog,
 			error_line(s, line, sizeof(line)));
 	if (s->o->json)
-		pp_session_write_json(s, stdout, pp_exit_status(ret),
-				      ret ? error_line(s, line, sizeof(line)) :
-					    NULL);
+		pp_doc_write(s, stdout, pp_exit_status(ret),
+			     ret ? error_line(s, line, sizeof(line)) : NULL);
 	fflush(stdout);
 	return ret;
 }
@@ -74,40 +75,6 @@ static int run_one(struct pp_session *s)
 	if (text)
 		pp_session_print_result(s, text);
 	return finish(s, ret);
-}
-
-/*
- * --persistent: one client after another, each with fresh resources, until
- * SIGINT or SIGTERM.  A client that fails costs one line on stderr and the
- * server goes on.  Return: 0 when stopped between clients; ECANCELED when
- * the signal stopped a client's run; the errno of listen or accept.
- */
-static int serve(struct pp_session *s)
-{
-	unsigned long served = 0, failed = 0;
-	int ret;
-
-	for (;;) {
-		ret = pp_session_accept(s);
-		if (ret == ECANCELED) {
-			ret = 0; /* between clients: a clean stop */
-			break;
-		}
-		if (ret) {
-			finish(s, ret);
-			return ret;
-		}
-		ret = run_one(s);
-		served++;
-		failed += ret != 0;
-		pp_session_end_client(s);
-		if (ret == ECANCELED)
-			break;
-	}
-	fprintf(s->o->json ? stderr : stdout,
-		"stopped by %s after %lu clients (%lu failed)\n",
-		pp_signal_name(pp_signal_caught()), served, failed);
-	return ret;
 }
 
 /* --show-gids, as text or (--json) as one document. */
@@ -183,7 +150,7 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 	if (ret)
 		finish(&s, ret);
 	else if (o.persistent && !o.host)
-		ret = serve(&s);
+		ret = pp_serve(&s, run_one, finish);
 	else
 		ret = run_one(&s);
 	pp_session_close(&s);

@@ -226,19 +226,6 @@ void pp_session_print_result(const struct pp_session *s, FILE *f);
 int pp_session_write_samples(struct pp_session *s);
 
 /**
- * pp_session_write_json() - --json: the document of the run
- * (docs/measurement.md, schema 1) on one line
- * @s: the session, in any state after pp_session_open() was called
- * @f: stream (stdout)
- * @exit_status: the exit status the program returns
- * @error: the line printed on stderr, or NULL
- *
- * Return: 0, or the writer's error.
- */
-int pp_session_write_json(const struct pp_session *s, FILE *f, int exit_status,
-			  const char *error);
-
-/**
  * pp_session_print_size() - one size of a sweep: its table line (the header
  * first, at the first size) and with --histogram its histogram
  * @s: the session

@@ -119,6 +119,57 @@ pp_now_ms() {
 	echo $((t / 1000))
 }
 
+# pp_start_run NAME BIN PORT WATCH [SERVER_OPTS...] -- CLIENT_OPTS...: start
+# a server of BIN on PORT (-d, -p and SERVER_OPTS) and a client of it (-d,
+# -p, the GID option and CLIENT_OPTS), logging to $PP_LOGS/server.NAME and
+# $PP_LOGS/client.NAME, both in the background; then wait until the run has
+# started: the address lines in WATCH's log (server or client).  Leaves
+# pp_spid, pp_cpid, pp_slog and pp_clog.  A side that does not get there is
+# a failure (pp_fail), and the caller goes on to collect what there is.
+pp_start_run() {
+	local name=$1 bin=$2 port=$3 watch=$4 sopts=()
+	shift 4
+	while (($#)) && [[ $1 != -- ]]; do
+		sopts+=("$1")
+		shift
+	done
+	(($#)) && shift # the --
+	pp_slog=$PP_LOGS/server.$name pp_clog=$PP_LOGS/client.$name
+	pp_server server "$pp_slog" "$bin" -d "$PP_DEV" -p "$port" "${sopts[@]}"
+	pp_spid=$pp_pid
+	pp_wait_port "$port" "$pp_spid" ||
+		pp_fail "$name: the server is not listening"
+	pp_server client "$pp_clog" "$bin" -d "$PP_DEV" -p "$port" \
+		"${pp_gid_opt[@]}" "$@" "$PP_HOST"
+	pp_cpid=$pp_pid
+	local wlog=$pp_slog
+	[[ $watch == server ]] || wlog=$pp_clog
+	pp_wait_line '^  remote address' "$wlog" ||
+		pp_fail "$name: the run did not start"
+}
+
+# pp_wait_timed PID...: wait for each PID in turn; leaves pp_status, the
+# exit status of the last one, and pp_ms, the milliseconds the waiting took.
+pp_wait_timed() {
+	local t0 pid
+	t0=$(pp_now_ms)
+	for pid; do
+		pp_status=0
+		wait "$pid" || pp_status=$?
+	done
+	pp_ms=$(($(pp_now_ms) - t0))
+}
+
+# pp_expect_fast MS LIMIT_MS WHAT: WHAT ("the server ended") took MS ms,
+# which must be under LIMIT_MS.
+pp_expect_fast() {
+	if (($1 < $2)); then
+		echo "ok: $3 within $1 ms"
+	else
+		pp_fail "$3 after $1 ms, expected less than $2 ms"
+	fi
+}
+
 pp_fail() {
 	echo "FAIL: $*"
 	pp_failed=1

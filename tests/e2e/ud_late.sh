@@ -25,34 +25,17 @@ stop_s=2.5 # > the 1 s deadline, < the 20 s no-reply timeout
 pp_need_device
 bin=$(pp_bin ud_pingpong)
 
-# wait_line REGEX FILE: wait (at most 20 s) until a line of FILE matches
-# REGEX; bash builtins only, so that it notices within about 10 ms.
-wait_line() {
-	local i line
-	for ((i = 0; i < 2000; i++)); do
-		while IFS= read -r line; do
-			[[ $line =~ $1 ]] && return 0
-		done <"$2"
-		sleep 0.01
-	done
-	return 1
-}
-
 run_case() {
-	local mode=$1 port=$2 slog=$PP_LOGS/server.$1 clog=$PP_LOGS/client.$1
-	local spid cpid srv sst=0 cst=0 start lost done_iters
+	local mode=$1 port=$2 slog clog spid cpid srv sst=0 cst=0 start lost
+	local done_iters
 	shift 2
 	echo "=== $mode"
 	start=$SECONDS
-	pp_server server "$slog" "$bin" -d "$PP_DEV" -p "$port" -T 20
-	spid=$pp_pid
-	pp_wait_port "$port" "$spid" || pp_fail "$mode: the server is not listening"
-	srv=$(pgrep -P "$spid")
-	pp_server client "$clog" "$bin" -d "$PP_DEV" -p "$port" \
-		"${pp_gid_opt[@]}" -n "$iters" -c -T 20 "$@" "$PP_HOST"
-	cpid=$pp_pid
 	# The address lines are flushed when the run starts: stop it at once.
-	wait_line '^  remote address' "$slog" || pp_fail "$mode: the run did not start"
+	pp_start_run "$mode" "$bin" "$port" server -T 20 -- \
+		-n "$iters" -c -T 20 "$@"
+	slog=$pp_slog clog=$pp_clog spid=$pp_spid cpid=$pp_cpid
+	srv=$(pgrep -P "$spid")
 	if kill -0 "$(pgrep -P "$cpid")" 2>/dev/null; then
 		echo "stop the server ($srv) for $stop_s s"
 		kill -STOP "$srv"

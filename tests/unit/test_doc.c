@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_doc.c - the --json document of a run (pp_session_write_json()), on
+ * test_doc.c - the --json document of a run (pp_doc_write()), on
  * sessions filled by hand: no device is needed.  Python's json module
  * parses each document and checks every field of docs/measurement.md.
  */
@@ -14,7 +14,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "pp_session.h"
+#include "pp_doc.h"
 
 #define NSIZES 3
 
@@ -94,7 +94,7 @@ static char *doc_text(int exit_status, const char *error)
 	FILE *f = open_memstream(&text, &len);
 
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(pp_session_write_json(&s, f, exit_status, error), 0);
+	ck_assert_int_eq(pp_doc_write(&s, f, exit_status, error), 0);
 	fclose(f);
 	return text;
 }
