@@ -14,6 +14,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "check_main.h"
 #include "pp_doc.h"
 
 #define NSIZES 3
@@ -298,13 +299,4 @@ static Suite *doc_suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(doc_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+PP_CHECK_MAIN(doc_suite)

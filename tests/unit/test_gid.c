@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "check_main.h"
 #include "pp_gid.h"
 
 #define LL_IB 1
@@ -388,13 +389,4 @@ static Suite *gid_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(gid_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+PP_CHECK_MAIN(gid_suite)

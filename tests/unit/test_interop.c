@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include "check_main.h"
 #include "pp_interop.h"
 #include "pp_rdmacore.h"
 
@@ -475,12 +476,6 @@ static Suite *interop_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(interop_suite());
-	int failed;
-
 	signal(SIGPIPE, SIG_IGN);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pp_check_run(interop_suite());
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "check_main.h"
 #include "pp_json.h"
 #include "pp_stats.h"
 
@@ -672,13 +673,4 @@ static Suite *json_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(json_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+PP_CHECK_MAIN(json_suite)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "pp_opts.h"
 
 #define MAX_ARGS 32
@@ -887,13 +888,4 @@ static Suite *opts_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(opts_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+PP_CHECK_MAIN(opts_suite)

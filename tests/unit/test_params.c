@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "pp_opts.h"
 #include "pp_wire.h"
 
@@ -62,15 +63,29 @@ START_TEST(test_flag_bits)
 }
 END_TEST
 
-/* Each tool's defaults make a HELLO that the decoder accepts. */
-START_TEST(test_defaults_encode)
+/* @h encodes, and decodes to the very same HELLO. */
+static void round_trip(const struct pp_hello *h)
 {
-	uint8_t buf[PP_WIRE_MAX_MSG];
-	struct pp_msg m = { .type = PP_MSG_HELLO }, back;
-	struct pp_opts o;
+	static uint8_t buf[PP_WIRE_MAX_MSG];
+	static struct pp_msg m, back;
 	struct pp_hdr hdr;
 	const char *why = "";
 	size_t len;
+
+	m = (struct pp_msg){ .type = PP_MSG_HELLO, .u.hello = *h };
+	ck_assert_int_eq(pp_wire_encode(&m, buf, sizeof(buf), &len), 0);
+	ck_assert_int_eq(pp_wire_decode_hdr(buf, &hdr, &why), 0);
+	ck_assert_int_eq(pp_wire_decode_body(&hdr, buf + PP_WIRE_HDR_LEN, &back,
+					     &why),
+			 0);
+	ck_assert_mem_eq(&back.u.hello, h, sizeof(*h));
+}
+
+/* Each tool's defaults make a HELLO that the decoder accepts. */
+START_TEST(test_defaults_encode)
+{
+	struct pp_msg m = { .type = PP_MSG_HELLO };
+	struct pp_opts o;
 
 	pp_opts_init(&o, (enum pp_tool)_i, "t");
 	m.u.hello = (struct pp_hello){
@@ -82,23 +97,14 @@ START_TEST(test_defaults_encode)
 #define COPY(name, ...) m.u.hello.name = o.name;
 	PP_PARAMS(COPY, PP_PARAM_NONE, PP_PARAM_NONE)
 #undef COPY
-	ck_assert_int_eq(pp_wire_encode(&m, buf, sizeof(buf), &len), 0);
-	ck_assert_int_eq(pp_wire_decode_hdr(buf, &hdr, &why), 0);
-	ck_assert_int_eq(pp_wire_decode_body(&hdr, buf + PP_WIRE_HDR_LEN, &back,
-					     &why),
-			 0);
-	ck_assert_mem_eq(&back.u.hello, &m.u.hello, sizeof(m.u.hello));
+	round_trip(&m.u.hello);
 }
 END_TEST
 
 /* Each parameter at a distinct value comes back as it went. */
 START_TEST(test_each_round_trip)
 {
-	uint8_t buf[PP_WIRE_MAX_MSG];
-	struct pp_msg m = { .type = PP_MSG_HELLO }, back;
-	struct pp_hdr hdr;
-	const char *why = "";
-	size_t len;
+	struct pp_msg m = { .type = PP_MSG_HELLO };
 
 	m.u.hello = (struct pp_hello){
 		.tool = PP_TOOL_SRQ,
@@ -115,12 +121,7 @@ START_TEST(test_each_round_trip)
 		.warmup = PP_MAX_WARMUP,
 		.duration_s = PP_MAX_DURATION_S,
 	};
-	ck_assert_int_eq(pp_wire_encode(&m, buf, sizeof(buf), &len), 0);
-	ck_assert_int_eq(pp_wire_decode_hdr(buf, &hdr, &why), 0);
-	ck_assert_int_eq(pp_wire_decode_body(&hdr, buf + PP_WIRE_HDR_LEN, &back,
-					     &why),
-			 0);
-	ck_assert_mem_eq(&back.u.hello, &m.u.hello, sizeof(m.u.hello));
+	round_trip(&m.u.hello);
 }
 END_TEST
 
@@ -138,13 +139,4 @@ static Suite *params_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(params_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+PP_CHECK_MAIN(params_suite)

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "pp_hs.h"
 #include "pp_session.h"
 #include "pp_signal.h"
@@ -227,13 +228,4 @@ static Suite *signal_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(signal_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+PP_CHECK_MAIN(signal_suite)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "pp_transport.h"
 
 START_TEST(test_rows_in_enum_order)
@@ -123,13 +124,4 @@ static Suite *transport_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(transport_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+PP_CHECK_MAIN(transport_suite)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "caps_fixture.h"
 #include "pp_hs.h"
 #include "pp_opts.h"
@@ -261,13 +262,4 @@ static Suite *transports_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(transports_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+PP_CHECK_MAIN(transports_suite)

@@ -20,6 +20,7 @@
 
 #include <sys/stat.h>
 
+#include "check_main.h"
 #include "pp_dev.h"
 #include "pp_hs.h"
 #include "pp_opts.h"
@@ -827,13 +828,4 @@ static Suite *xrc_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(xrc_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+PP_CHECK_MAIN(xrc_suite)
