@@ -162,6 +162,7 @@ int pp_dev_query(struct ibv_context *ctx, uint8_t ib_port,
 	caps->max_mtu = pp_mtu_from_enum(pa.max_mtu);
 	caps->max_msg_sz = pa.max_msg_sz;
 	caps->gid_tbl_len = pa.gid_tbl_len;
+	caps->pkey_tbl_len = pa.pkey_tbl_len;
 	caps->max_mr_size = da.max_mr_size;
 	caps->max_qp_wr = da.max_qp_wr;
 	caps->max_srq_wr = da.max_srq ? da.max_srq_wr : 0;

@@ -28,7 +28,8 @@ struct pp_port_caps {
 	uint32_t max_qp;
 	uint32_t max_cqe;
 	int gid_tbl_len;
-	bool xrc; /* IBV_DEVICE_XRC */
+	uint32_t pkey_tbl_len; /* P_Keys in the port's table; 0: not known */
+	bool xrc;	       /* IBV_DEVICE_XRC */
 };
 
 /**

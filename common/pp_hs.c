@@ -157,6 +157,14 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 			h->num_qps, dev, caps->max_qp, caps->max_qp);
 		return EINVAL;
 	}
+	if (caps->pkey_tbl_len && h->pkey_index >= caps->pkey_tbl_len) {
+		pp_err_set(
+			err,
+			"P_Key index: %u asked, port %s:%u has %u P_Keys (use --pkey-index %u or less)",
+			h->pkey_index, dev, caps->ib_port, caps->pkey_tbl_len,
+			caps->pkey_tbl_len - 1);
+		return EINVAL;
+	}
 	mtu = h->mtu ? h->mtu : caps->active_mtu;
 	/* a UD sweep stops at the MTU (pp_sweep_sizes()) */
 	if (tr->datagram && mtu && h->size > mtu && !(h->flags & PP_F_SWEEP)) {

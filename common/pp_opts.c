@@ -160,6 +160,46 @@ static const struct opt_def opt_table[] = {
 		.unset = "on RoCE, chosen and printed; on IB, none",
 	},
 	{
+		.id = PP_OPT_HOP_LIMIT,
+		.name = "hop-limit",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = PP_MAX_HOP_LIMIT,
+		.help = "GRH hop limit (the IP TTL on RoCE v2) of the packets sent",
+	},
+	{
+		.id = PP_OPT_TCLASS,
+		.name = "tclass",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 0,
+		.max = PP_MAX_TCLASS,
+		.help = "GRH traffic class: DSCP in the upper 6 bits, ECN in the lower 2",
+	},
+	{
+		.id = PP_OPT_FLOW_LABEL,
+		.name = "flow-label",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 0,
+		.max = PP_MAX_FLOW_LABEL,
+		.help = "GRH flow label (20 bits)",
+	},
+	{
+		.id = PP_OPT_PKEY_INDEX,
+		.name = "pkey-index",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 0,
+		.max = PP_MAX_PKEY_INDEX,
+		.help = "index of the P_Key (the partition) in the port's P_Key table",
+	},
+	{
 		.id = PP_OPT_CHECK,
 		.name = "chk",
 		.letter = 'c',
@@ -315,6 +355,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_TABLE_LEN (sizeof(opt_table) / sizeof(opt_table[0]))
 _Static_assert(OPT_TABLE_LEN == PP_OPT_COUNT,
 	       "one table row per enum pp_opt_id");
+_Static_assert(PP_OPT_COUNT <= 32, "struct pp_opts.set has 32 bits");
 
 static bool opt_accepted(const struct opt_def *d, enum pp_tool tool)
 {

@@ -49,6 +49,10 @@ enum pp_opt_id {
 	PP_OPT_HISTOGRAM,  /* --histogram */
 	PP_OPT_SAMPLES,	   /* --samples FILE */
 	PP_OPT_NO_INLINE,  /* --no-inline */
+	PP_OPT_HOP_LIMIT,  /* --hop-limit */
+	PP_OPT_TCLASS,	   /* --tclass */
+	PP_OPT_FLOW_LABEL, /* --flow-label */
+	PP_OPT_PKEY_INDEX, /* --pkey-index */
 	PP_OPT_COUNT
 };
 
@@ -76,7 +80,8 @@ struct pp_opts {
 				  /*
 	 * The negotiated parameters (pp_params.h): size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu
-	 * (-m, bytes; 0: the ports' active MTU), sl (-l), num_qps (-q); the
+	 * (-m, bytes; 0: the ports' active MTU), sl (-l), hop_limit, tclass,
+	 * pkey_index, flow_label (--hop-limit, ...), num_qps (-q); the
 	 * bools sweep (-a), validate (-c), no_inline (--no-inline).
 	 */
 #define PP_OPTS_NUM(name, opt, type, ...) type name;

@@ -60,6 +60,11 @@
 #define PP_MAX_TIMEOUT_S 3600U
 #define PP_MAX_WARMUP 1000000U
 #define PP_MAX_DURATION_S 3600U
+#define PP_MAX_HOP_LIMIT 255U
+#define PP_DEFAULT_HOP_LIMIT 64 /* rdma-core's ud example; a router forwards */
+#define PP_MAX_TCLASS 255U
+#define PP_MAX_FLOW_LABEL 0xfffffU /* 20 bits */
+#define PP_MAX_PKEY_INDEX 65535U   /* the port's table is the real bound */
 /* -D: room for this many samples per second (one round trip >= 1 us) */
 #define PP_DURATION_RATE 1000000ULL
 #define PP_SWEEP_TOP (8ULL << 20) /* -a without -s: up to 8 MiB */
@@ -93,6 +98,17 @@ enum pp_zero {
 	    PP_ZERO_AUTO, "mtu", "MTU", "", "mtu", false, 0)                   \
 	NUM(sl, PP_OPT_SL, uint8_t, 32, v <= PP_MAX_SL, PP_ZERO_VALUE, "sl",   \
 	    "SL", "", "sl", false, 0)                                          \
+	NUM(hop_limit, PP_OPT_HOP_LIMIT, uint8_t, 48,                          \
+	    PP_IN(v, 1, PP_MAX_HOP_LIMIT), PP_ZERO_VALUE, "hop_limit",         \
+	    "hop limit", "", "hop_limit", false, PP_DEFAULT_HOP_LIMIT)         \
+	NUM(tclass, PP_OPT_TCLASS, uint8_t, 49, v <= PP_MAX_TCLASS,            \
+	    PP_ZERO_VALUE, "tclass", "traffic class", "", "tclass", false, 0)  \
+	NUM(pkey_index, PP_OPT_PKEY_INDEX, uint16_t, 50,                       \
+	    v <= PP_MAX_PKEY_INDEX, PP_ZERO_VALUE, "pkey_index",               \
+	    "P_Key index", "", "pkey_index", false, 0)                         \
+	NUM(flow_label, PP_OPT_FLOW_LABEL, uint32_t, 52,                       \
+	    v <= PP_MAX_FLOW_LABEL, PP_ZERO_VALUE, "flow_label", "flow label", \
+	    "", "flow_label", false, 0)                                        \
 	NUM(num_qps, PP_OPT_NUM_QPS, uint32_t, 28, PP_IN(v, 1, PP_MAX_QPS),    \
 	    PP_ZERO_VALUE, "num_qps", "QPs", "", "num_qps", false,             \
 	    tr->default_qps)                                                   \

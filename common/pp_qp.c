@@ -37,7 +37,9 @@ void pp_ah_attr(const struct pp_qp_cfg *cfg, const struct pp_addr *remote,
 	if (cfg->use_grh) {
 		memcpy(ah->grh.dgid.raw, remote->gid, 16);
 		ah->grh.sgid_index = cfg->sgid_index;
-		ah->grh.hop_limit = 1;
+		ah->grh.hop_limit = cfg->hop_limit;
+		ah->grh.traffic_class = cfg->traffic_class;
+		ah->grh.flow_label = cfg->flow_label;
 	}
 }
 
@@ -77,7 +79,7 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 		return 0;
 	attr->qp_state = state[step];
 	if (mask & IBV_QP_PKEY_INDEX)
-		attr->pkey_index = 0;
+		attr->pkey_index = cfg->pkey_index;
 	if (mask & IBV_QP_PORT)
 		attr->port_num = cfg->ib_port;
 	if (mask & IBV_QP_QKEY)

@@ -39,8 +39,12 @@ struct pp_qp_cfg {
 	uint8_t ib_port;
 	uint32_t path_mtu; /* bytes, agreed in the handshake */
 	uint8_t sl;
-	bool use_grh;	    /* Ethernet link layer, or a GID index given */
-	uint8_t sgid_index; /* local GID index, when use_grh */
+	uint16_t pkey_index;   /* the P_Key's index in the port's table */
+	bool use_grh;	       /* Ethernet link layer, or a GID index given */
+	uint8_t sgid_index;    /* local GID index, when use_grh */
+	uint8_t hop_limit;     /* GRH, when use_grh: hop limit (1..255) */
+	uint8_t traffic_class; /* ... traffic class */
+	uint32_t flow_label;   /* ... flow label, 20 bits */
 	/* XRC only: the receive (target) QP; false: the send (initiator) QP */
 	bool xrc_recv;
 	struct pp_trace *trace; /* --trace: each transition shown; may be NULL */
@@ -69,7 +73,8 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
  * pp_ah_attr() - the address vector to reach @remote
  * @cfg: the run's settings (port, SL, GRH)
  * @remote: the peer QP's address
- * @ah: filled (zeroed first); a GRH with hop_limit 1 when @cfg->use_grh
+ * @ah: filled (zeroed first); with @cfg->use_grh a GRH with @cfg's hop
+ *      limit, traffic class and flow label
  */
 void pp_ah_attr(const struct pp_qp_cfg *cfg, const struct pp_addr *remote,
 		struct ibv_ah_attr *ah);

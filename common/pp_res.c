@@ -369,6 +369,7 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 	struct pp_qp_cfg cfg = {
 		.transport = a->transport,
 		.ib_port = a->ib_port,
+		.pkey_index = a->pkey_index,
 		.trace = a->trace,
 	};
 	struct pp_res *r;

@@ -43,6 +43,7 @@ struct pp_res_attr {
 	uint32_t rx_depth; /* receives posted ahead (per QP, or the SRQ) */
 	uint32_t max_cqe;  /* device limit; 0: not checked */
 	uint8_t ib_port;
+	uint16_t pkey_index;   /* the QPs' P_Key index (INIT) */
 	bool use_event;	       /* make a completion channel */
 	bool use_grh;	       /* addresses carry a GID */
 	int gid_index;	       /* local GID index, when use_grh */

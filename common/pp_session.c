@@ -218,6 +218,7 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		.rx_depth = p->rx_depth,
 		.max_cqe = s->caps.max_cqe,
 		.ib_port = s->caps.ib_port,
+		.pkey_index = p->pkey_index,
 		.use_event = s->o->use_event,
 		.use_grh = s->gid_index >= 0,
 		.gid_index = s->gid_index,
@@ -238,8 +239,12 @@ int pp_session_connect_qps(struct pp_session *s)
 		.ib_port = s->caps.ib_port,
 		.path_mtu = p->mtu,
 		.sl = p->sl,
+		.pkey_index = p->pkey_index,
 		.use_grh = grh,
 		.sgid_index = (uint8_t)(grh ? s->gid_index : 0),
+		.hop_limit = p->hop_limit,
+		.traffic_class = p->tclass,
+		.flow_label = p->flow_label,
 		.trace = &s->trace,
 	};
 	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);

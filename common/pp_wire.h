@@ -16,7 +16,8 @@
  *   33 link_layer u8 | 34 active_mtu u16 | 36 gid_index u16 (0xffff: none) |
  *   38 gid_type u8 | 39 reserved u8, zero | 40 warmup u32 |
  *   44 duration_s u32 (0: run iters; else seconds, iters the sample cap) |
- *   48..63 reserved, zero
+ *   48 hop_limit u8 | 49 tclass u8 | 50 pkey_index u16 | 52 flow_label u32 |
+ *   56..63 reserved, zero
  *   With PP_F_SWEEP, size is the largest size of the sweep (pp_sweep_sizes()).
  * ADDRS (4 + 36 * count bytes): count u32, then count records of
  *   lid u16 | reserved u16 | qpn u32 | psn u32 | srqn u32 | tgt_qpn u32 |
@@ -40,7 +41,9 @@
 #include "pp_transport.h"
 
 #define PP_WIRE_MAGIC 0x50504e47U /* "PPNG" */
-#define PP_WIRE_VERSION 2	  /* 2: HELLO carries warmup, duration, sweep */
+/* 2: HELLO carries warmup, duration, sweep; 3: hop limit, traffic class,
+ * P_Key index, flow label */
+#define PP_WIRE_VERSION 3
 #define PP_WIRE_HDR_LEN 12
 #define PP_WIRE_HELLO_LEN 64
 #define PP_WIRE_ADDR_LEN 36

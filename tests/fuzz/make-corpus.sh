@@ -40,16 +40,20 @@ seed_num() {
 
 rm -rf "$dir"
 
-# fuzz_wire: header "PPNG" v2 TYPE LEN, then the body (pp_wire.h).
-v=0002    # PP_WIRE_VERSION
-next=0003 # a version from the future
-z16=$(printf '00%.0s' {1..16})
+# fuzz_wire: header "PPNG" v3 TYPE LEN, then the body (pp_wire.h).
+v=0003    # PP_WIRE_VERSION
+next=0004 # a version from the future
+z8=$(printf '00%.0s' {1..8})
+# 48 hop limit 64, 49 traffic class, 50 P_Key index, 52 flow label
+grh="40 00 0000 00000000 $z8"
+grh_set="05 6a 0001 000abcde $z8"
 z232=$(printf '00%.0s' {1..232})
 hello="01 01 0001 00000400 0000000000001000 00000000000003e8 000001f4
-	00000001 00 02 0400 0001 03 00 0000000a 00000000 $z16"
-# -a --no-inline -c, -D 5
+	00000001 00 02 0400 0001 03 00 0000000a 00000000 $grh"
+# -a --no-inline -c, -D 5, --hop-limit 5 --tclass 106 --pkey-index 1
+# --flow-label 0xabcde
 hello_sweep="01 01 0007 00000400 0000000000800000 00000000004c4b40 000001f4
-	00000001 00 02 0400 0001 03 00 00000000 00000005 $z16"
+	00000001 00 02 0400 0001 03 00 00000000 00000005 $grh_set"
 addr1="0001 0000 00000011 00abcdef 00000000 00000000
 	fe800000000000000000000000000001"
 addr2="0002 0000 00000012 00123456 00000007 00000013
@@ -60,12 +64,12 @@ seed fuzz_wire addrs2 "50504e47 $v 0002 0000004c 00000002 $addr1 $addr2"
 seed fuzz_wire ready "50504e47 $v 0003 00000000"
 seed fuzz_wire done-ok "50504e47 $v 0004 00000018 00000000 00000000
 	00000000000003e8 0000000000000000"
-# ERROR "bad size" (code 22), from this version and from version 3
+# ERROR "bad size" (code 22), from this version and from version 4
 seed fuzz_wire error "50504e47 $v 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"
-seed fuzz_wire error-v3 "50504e47 $next 0005 000000f8 00000016
+seed fuzz_wire error-v4 "50504e47 $next 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"
-seed fuzz_wire hello-v3 "50504e47 $next 0001 00000040 $hello"
+seed fuzz_wire hello-v4 "50504e47 $next 0001 00000040 $hello"
 seed fuzz_wire hello-sweep "50504e47 $v 0001 00000040 $hello_sweep"
 seed fuzz_wire bad-magic "50504e48 0001 0003 00000000"
 seed fuzz_wire bad-len "50504e47 $v 0003 00000001 00"

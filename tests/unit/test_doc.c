@@ -59,6 +59,10 @@ static void session_sweep(void)
 		.rx_depth = 500,
 		.num_qps = 1,
 		.warmup = 5,
+		.hop_limit = 64,
+		.tclass = 0x6a,
+		.pkey_index = 2,
+		.flow_label = 0xabcde,
 	};
 	local = (struct pp_addr){ .qpn = 17, .psn = 0x123456 };
 	remote = (struct pp_addr){ .qpn = 18, .psn = 0x654321 };
@@ -147,7 +151,7 @@ static const char fields[] =
 	"assert sorted(d) == sorted(top), sorted(d)\n"
 	"assert d[\"schema\"] == 1\n"
 	"assert sorted(d[\"device\"]) == sorted([\"name\", \"port\", \"link_layer\", \"lid\", \"active_mtu\", \"gid_index\", \"gid\", \"gid_type\", \"gid_auto\"])\n"
-	"assert sorted(d[\"params\"]) == sorted([\"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"timeout_ms\", \"tcp_port\"])\n"
+	"assert sorted(d[\"params\"]) == sorted([\"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey_index\", \"flow_label\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"timeout_ms\", \"tcp_port\"])\n"
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
 	"assert sorted(d[\"status\"]) == [\"error\", \"exit\"]\n"
 	"for r in d[\"results\"]:\n"
@@ -182,6 +186,8 @@ START_TEST(test_sweep_document)
 			"assert p[\"sweep\"] is True and p[\"size\"] == 4 and p[\"iters\"] == 100 and p[\"warmup\"] == 5\n"
 			"assert p[\"duration_s\"] is None and p[\"mtu\"] == 1024 and p[\"inline\"] is True\n"
 			"assert p[\"tcp_port\"] == 18515 and p[\"timeout_ms\"] == 5000\n"
+			"assert p[\"hop_limit\"] == 64 and p[\"tclass\"] == 0x6a\n"
+			"assert p[\"pkey_index\"] == 2 and p[\"flow_label\"] == 0xabcde\n"
 			"a = d[\"addresses\"]\n"
 			"assert a[\"local\"] == [{\"lid\": 0, \"qpn\": 17, \"psn\": 0x123456, \"gid\": \"::ffff:10.99.0.1\"}], a\n"
 			"assert a[\"remote\"][0][\"qpn\"] == 18 and a[\"remote\"][0][\"psn\"] == 0x654321\n"

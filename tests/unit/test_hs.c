@@ -123,8 +123,13 @@ START_TEST(adopt_client_params)
 	cl.o.rx_depth = 100;
 	cl.o.sl = 3;
 	cl.o.validate = true;
+	cl.o.hop_limit = 5;
+	cl.o.tclass = 106;
+	cl.o.flow_label = 0x12345;
+	cl.o.pkey_index = 1;
 	cl.caps.link_layer = LL_ETH;
 	pp_hello_build(&cl.o, &cl.caps, 0, PP_GID_TYPE_ROCE_V1, &cl.h);
+	ck_assert_uint_eq(srv.h.hop_limit, 64); /* the server's default */
 
 	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
 	ck_assert_uint_eq(agreed.tool, PP_TOOL_RC);
@@ -135,6 +140,10 @@ START_TEST(adopt_client_params)
 	ck_assert_uint_eq(agreed.sl, 3);
 	ck_assert_uint_eq(agreed.flags, PP_F_VALIDATE);
 	ck_assert_uint_eq(agreed.mtu, 1024);
+	ck_assert_uint_eq(agreed.hop_limit, 5);
+	ck_assert_uint_eq(agreed.tclass, 106);
+	ck_assert_uint_eq(agreed.flow_label, 0x12345);
+	ck_assert_uint_eq(agreed.pkey_index, 1);
 	/* The server's own port fields. */
 	ck_assert_uint_eq(agreed.active_mtu, 1024);
 	ck_assert_uint_eq(agreed.gid_index, 1);
@@ -252,6 +261,42 @@ static void mm_sl(struct side *srv, struct side *cl)
 	set_opt(&srv->o, PP_OPT_SL);
 	srv->o.sl = 2;
 	cl->o.sl = 0;
+}
+
+/* Issue 14: the GRH and the partition, negotiated like the others. */
+static void mm_hop_limit(struct side *srv, struct side *cl)
+{
+	(void)cl;
+	set_opt(&srv->o, PP_OPT_HOP_LIMIT);
+	srv->o.hop_limit = 2;
+}
+
+static void mm_tclass(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_TCLASS);
+	srv->o.tclass = 0;
+	cl->o.tclass = 106;
+}
+
+static void mm_flow_label(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_FLOW_LABEL);
+	srv->o.flow_label = 0xfffff;
+	cl->o.flow_label = 1;
+}
+
+static void mm_pkey_index(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_PKEY_INDEX);
+	srv->o.pkey_index = 1;
+	(void)cl;
+}
+
+/* The P_Key table of the server's port is the bound of the index. */
+static void mm_pkey_table(struct side *srv, struct side *cl)
+{
+	srv->caps.pkey_tbl_len = 2;
+	cl->o.pkey_index = 2;
 }
 
 static void mm_uc(struct side *srv, struct side *cl)
@@ -373,6 +418,16 @@ static const struct mismatch mismatches[] = {
 	  "rx depth: client 500, server 64" },
 	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_qps, "QPs: client 16, server 4" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_sl, "SL: client 0, server 2" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_hop_limit,
+	  "hop limit: client 64, server 2" },
+	{ PP_TOOL_UD, PP_TOOL_UD, mm_tclass,
+	  "traffic class: client 106, server 0" },
+	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_flow_label,
+	  "flow label: client 1, server 1048575" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_pkey_index,
+	  "P_Key index: client 0, server 1" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_pkey_table,
+	  "P_Key index: 2 asked, port rxe0:1 has 2 P_Keys (use --pkey-index 1 or less)" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_uc, "transport: client rc, server uc" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_check,
 	  "data validation: client off, server on" },
@@ -1161,7 +1216,7 @@ static void be32(uint8_t *p, uint32_t v)
 START_TEST(sock_version_mismatch)
 {
 	uint8_t hdr[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN] = { 0 };
-	const char *want = "protocol version: client 3, server 2";
+	const char *want = "protocol version: client 4, server 3";
 	struct result r;
 	struct child ch;
 	struct pp_msg m;
@@ -1169,7 +1224,7 @@ START_TEST(sock_version_mismatch)
 	int lfd;
 
 	be32(hdr, PP_WIRE_MAGIC);
-	be16(hdr + 4, 3);
+	be16(hdr + 4, 4);
 	be16(hdr + 6, PP_MSG_HELLO);
 	be32(hdr + 8, PP_WIRE_HELLO_LEN);
 	port = listen_free(NULL, &lfd);
@@ -1183,8 +1238,8 @@ START_TEST(sock_version_mismatch)
 }
 END_TEST
 
-/* A server of version 2 answers with a header the client cannot read. */
-static int srv_v3(const struct pp_conn *c, const void *arg, struct pp_err *err)
+/* A server of version 4 answers with a header the client cannot read. */
+static int srv_v4(const struct pp_conn *c, const void *arg, struct pp_err *err)
 {
 	uint8_t out[PP_WIRE_HDR_LEN + PP_WIRE_ERROR_LEN] = { 0 };
 	uint8_t in[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN];
@@ -1196,13 +1251,13 @@ static int srv_v3(const struct pp_conn *c, const void *arg, struct pp_err *err)
 	if (rc)
 		return rc;
 	be32(out, PP_WIRE_MAGIC);
-	be16(out + 4, 3);
+	be16(out + 4, 4);
 	if (*send_error) {
 		be16(out + 6, PP_MSG_ERROR);
 		be32(out + 8, PP_WIRE_ERROR_LEN);
 		be32(out + 12, EPROTONOSUPPORT);
 		strcpy((char *)out + 16,
-		       "protocol version: client 2, server 3");
+		       "protocol version: client 3, server 4");
 		return pp_sock_write_all(c->fd, out, sizeof(out),
 					 pp_deadline(3000));
 	}
@@ -1225,13 +1280,13 @@ START_TEST(sock_client_sees_new_server)
 	int lfd, rc;
 
 	port = listen_free(NULL, &lfd);
-	ch = start_server(lfd, srv_v3, &send_error, 3000);
+	ch = start_server(lfd, srv_v4, &send_error, 3000);
 	side_init(&cl, PP_TOOL_RC, 1024);
 	connect_to("::1", port, 3000, &c);
 	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
 	close(c.fd);
 	ck_assert_int_eq(collect(&ch, &r), 0);
-	ck_assert_str_eq(err.msg, "protocol version: client 2, server 3");
+	ck_assert_str_eq(err.msg, "protocol version: client 3, server 4");
 	if (send_error) {
 		ck_assert_int_eq(rc, ECONNABORTED);
 		ck_assert(err.remote);

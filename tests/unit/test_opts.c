@@ -109,6 +109,10 @@ START_TEST(test_defaults_common)
 		ck_assert_uint_eq(o.rx_depth, 500);
 		ck_assert_uint_eq(o.iters, 1000);
 		ck_assert_uint_eq(o.sl, 0);
+		ck_assert_uint_eq(o.hop_limit, 64);
+		ck_assert_uint_eq(o.tclass, 0);
+		ck_assert_uint_eq(o.flow_label, 0);
+		ck_assert_uint_eq(o.pkey_index, 0);
 		ck_assert_int_eq(o.gid_index, -1);
 		ck_assert_uint_eq(o.timeout_ms, 5000);
 		ck_assert(!o.use_event);
@@ -820,6 +824,35 @@ START_TEST(test_err_measure)
 }
 END_TEST
 
+/* Issue 14: the GRH and the partition, with their bounds and defaults. */
+START_TEST(test_grh_options)
+{
+	struct pp_opts o;
+	char *text;
+
+	expect_ok(
+		&o, PP_TOOL_UD,
+		"--hop-limit 255 --tclass 0xb8 --flow-label 0xfffff --pkey-index 65535");
+	ck_assert_uint_eq(o.hop_limit, 255);
+	ck_assert_uint_eq(o.tclass, 0xb8);
+	ck_assert_uint_eq(o.flow_label, 0xfffff);
+	ck_assert_uint_eq(o.pkey_index, 65535);
+	ck_assert(o.set & (1u << PP_OPT_HOP_LIMIT));
+	expect_fail(PP_TOOL_RC, "--hop-limit 0", ERANGE, "--hop-limit 0",
+		    "1..255");
+	expect_fail(PP_TOOL_RC, "--tclass 256", ERANGE, "--tclass", "0..255");
+	expect_fail(PP_TOOL_RC, "--flow-label 0x100000", ERANGE, "--flow-label",
+		    "0..1048575");
+	expect_fail(PP_TOOL_RC, "--pkey-index 65536", ERANGE, "--pkey-index",
+		    "0..65535");
+	text = usage_of(PP_TOOL_SRQ);
+	ck_assert_ptr_nonnull(strstr(text, "--hop-limit=N"));
+	ck_assert_ptr_nonnull(strstr(text, "(default 64)"));
+	ck_assert_ptr_nonnull(strstr(text, "--flow-label=N"));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_measure_rdma_core_output)
 {
 	struct pp_opts o;
@@ -861,6 +894,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_err_measure);
 	tcase_add_test(tc, test_measure_rdma_core_inline);
 	tcase_add_test(tc, test_measure_rdma_core_output);
+	tcase_add_test(tc, test_grh_options);
 	tcase_add_test(tc, test_man_matches_usage);
 	tcase_add_test(tc, test_parse_size_suffixes);
 	tcase_add_test(tc, test_parse_bounds_inclusive);

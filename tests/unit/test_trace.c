@@ -61,6 +61,9 @@ static const struct pp_qp_cfg rc_roce = {
 	.sl = 0,
 	.use_grh = true,
 	.sgid_index = 1,
+	.hop_limit = 64,
+	.traffic_class = 0x6a,
+	.flow_label = 0xabcde,
 };
 
 START_TEST(rc_rtr)
@@ -89,9 +92,9 @@ START_TEST(rc_rtr)
 		"    ah_attr.is_global         1 (a GRH in every packet)\n"
 		"    ah_attr.grh.dgid          ::ffff:10.99.0.1\n"
 		"    ah_attr.grh.sgid_index    1\n"
-		"    ah_attr.grh.hop_limit     1\n"
-		"    ah_attr.grh.traffic_class 0\n"
-		"    ah_attr.grh.flow_label    0x00000\n"
+		"    ah_attr.grh.hop_limit     64\n"
+		"    ah_attr.grh.traffic_class 106\n"
+		"    ah_attr.grh.flow_label    0xabcde\n"
 		"    path_mtu                  1024 bytes (IBV_MTU_1024)\n"
 		"    rq_psn                    0xabcdef\n"
 		"    min_rnr_timer             12 (0.64 ms)\n"

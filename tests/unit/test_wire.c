@@ -31,6 +31,7 @@ static const struct pp_hello good_hello = {
 	.active_mtu = 4096,
 	.gid_index = 3,
 	.gid_type = PP_GID_TYPE_ROCE_V2,
+	.hop_limit = 64,
 };
 
 static void set_be(uint8_t *p, size_t width, uint64_t v)
@@ -255,6 +256,10 @@ START_TEST(test_rt_hello_min)
 		.active_mtu = 256,
 		.gid_index = 0,
 		.gid_type = PP_GID_TYPE_NONE,
+		.hop_limit = 1,
+		.tclass = 0,
+		.pkey_index = 0,
+		.flow_label = 0,
 	};
 	roundtrip(&in);
 }
@@ -277,6 +282,10 @@ START_TEST(test_rt_hello_max)
 		.active_mtu = 4096,
 		.gid_index = PP_GID_INDEX_NONE,
 		.gid_type = PP_GID_TYPE_ROCE_V2,
+		.hop_limit = PP_MAX_HOP_LIMIT,
+		.tclass = PP_MAX_TCLASS,
+		.pkey_index = PP_MAX_PKEY_INDEX,
+		.flow_label = PP_MAX_FLOW_LABEL,
 	};
 	roundtrip(&in);
 	in.u.hello.gid_index = 255;
@@ -355,8 +364,8 @@ END_TEST
 /* Hand-written: one row per group of fields, as in the layout comment. */
 /* clang-format off */
 static const uint8_t golden_hello[] = {
-	/* header: "PPNG", version 2, type 1, length 64 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40,
+	/* header: "PPNG", version 3, type 1, length 64 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40,
 	/* 0 tool, 1 transport, 2 flags (validate, sweep, no inline), 4 mtu 1024 */
 	0x04, 0x05, 0x00, 0x07, 0x00, 0x00, 0x04, 0x00,
 	/* 8 size 0x12345678 */
@@ -370,8 +379,11 @@ static const uint8_t golden_hello[] = {
 	0x0f, 0x02, 0x10, 0x00, 0x00, 0xab, 0x03, 0x00,
 	/* 40 warmup 1000000, 44 duration_s 3600 */
 	0x00, 0x0f, 0x42, 0x40, 0x00, 0x00, 0x0e, 0x10,
-	/* 48..63 reserved */
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 48 hop_limit 64, 49 tclass 0x6a, 50 pkey_index 0x1234,
+	 * 52 flow_label 0xabcde */
+	0x40, 0x6a, 0x12, 0x34, 0x00, 0x0a, 0xbc, 0xde,
+	/* 56..63 reserved */
+	0, 0, 0, 0, 0, 0, 0, 0,
 };
 /* clang-format on */
 
@@ -391,12 +403,16 @@ static const struct pp_hello golden_hello_val = {
 	.gid_type = 3,
 	.warmup = 1000000,
 	.duration_s = 3600,
+	.hop_limit = 64,
+	.tclass = 0x6a,
+	.pkey_index = 0x1234,
+	.flow_label = 0xabcde,
 };
 
 /* clang-format off */
 static const uint8_t golden_addrs[] = {
-	/* header: "PPNG", version 2, type 2, length 40 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00, 0x28,
+	/* header: "PPNG", version 3, type 2, length 40 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x03, 0x00, 0x02, 0x00, 0x00, 0x00, 0x28,
 	/* count 1 */
 	0x00, 0x00, 0x00, 0x01,
 	/* lid 0x1234, reserved, qpn 0xabcdef */
@@ -633,8 +649,11 @@ static const struct {
 	{ 40, 4, 0xffffffffU, "warmup out of range" },
 	{ 44, 4, PP_MAX_DURATION_S + 1, "duration out of range" },
 	{ 44, 4, 0x80000000U, "duration out of range" },
-	{ 48, 1, 0x80, "reserved field not zero" },
-	{ 51, 1, 1, "reserved field not zero" },
+	{ 48, 1, 0, "hop_limit out of range" },
+	{ 52, 4, PP_MAX_FLOW_LABEL + 1, "flow_label out of range" },
+	{ 52, 4, 0xffffffffU, "flow_label out of range" },
+	{ 56, 1, 0x80, "reserved field not zero" },
+	{ 59, 1, 1, "reserved field not zero" },
 	{ 63, 1, 1, "reserved field not zero" },
 };
 
@@ -872,29 +891,29 @@ START_TEST(test_error_text_bad)
 }
 END_TEST
 
-START_TEST(test_error_under_v3)
+START_TEST(test_error_under_v4)
 {
 	const char *why = NULL;
 	struct pp_hdr h;
 
-	error_msg(&in, "protocol version: client 3, server 2");
+	error_msg(&in, "protocol version: client 4, server 3");
 	encode_ok(&in);
-	set_be(buf + 4, 2, 3);
+	set_be(buf + 4, 2, 4);
 	ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why), EPROTONOSUPPORT);
-	ck_assert_uint_eq(h.version, 3);
+	ck_assert_uint_eq(h.version, 4);
 	ck_assert_int_eq(pp_wire_decode_body(&h, buf + 12, &out, &why), 0);
 	assert_msg_eq(&in, &out);
 
-	/* but only ERROR: anything else under version 3 is refused */
+	/* but only ERROR: anything else under version 4 is refused */
 	hello_msg(&in);
 	encode_ok(&in);
-	set_be(buf + 4, 2, 3);
+	set_be(buf + 4, 2, 4);
 	ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why), EPROTONOSUPPORT);
 	expect_body_err(&h, EPROTONOSUPPORT, "unsupported protocol version");
-	make_hdr(&h, 3, PP_MSG_READY, 0);
+	make_hdr(&h, 4, PP_MSG_READY, 0);
 	expect_body_err(&h, EPROTONOSUPPORT, "unsupported protocol version");
 	/* and the ERROR body keeps its fixed length under any version */
-	make_hdr(&h, 3, PP_MSG_ERROR, 300);
+	make_hdr(&h, 4, PP_MSG_ERROR, 300);
 	expect_body_err(&h, EBADMSG, "bad length for message type");
 }
 END_TEST
@@ -1142,7 +1161,7 @@ static Suite *wire_suite(void)
 	tc = tcase_create("done_error");
 	tcase_add_test(tc, test_done_bad);
 	tcase_add_test(tc, test_error_text_bad);
-	tcase_add_test(tc, test_error_under_v3);
+	tcase_add_test(tc, test_error_under_v4);
 	tcase_add_test(tc, test_encode_error_bad);
 	tcase_add_test(tc, test_encode_unknown_type);
 	tcase_add_test(tc, test_encode_enospc);

@@ -487,6 +487,8 @@ static struct pp_qp_cfg xrc_cfg(bool recv, bool grh)
 		.sl = 3,
 		.use_grh = grh,
 		.sgid_index = grh ? 5 : 0,
+		.hop_limit = 64,
+		.pkey_index = 3,
 		.xrc_recv = recv,
 	};
 }
@@ -502,7 +504,7 @@ START_TEST(test_attr_init)
 		mask = pp_qp_attr(&c, PP_QP_INIT, 0, NULL, &a);
 		ck_assert_int_eq(mask, M_INIT);
 		ck_assert_int_eq(a.qp_state, IBV_QPS_INIT);
-		ck_assert_uint_eq(a.pkey_index, 0);
+		ck_assert_uint_eq(a.pkey_index, 3);
 		ck_assert_uint_eq(a.port_num, 2);
 		ck_assert_uint_eq(a.qp_access_flags, 0);
 		ck_assert_uint_eq(a.qkey, 0);
@@ -522,7 +524,7 @@ static void assert_path(const struct ibv_qp_attr *a, bool grh)
 	if (grh) {
 		ck_assert_mem_eq(a->ah_attr.grh.dgid.raw, peer.gid, 16);
 		ck_assert_uint_eq(a->ah_attr.grh.sgid_index, 5);
-		ck_assert_uint_eq(a->ah_attr.grh.hop_limit, 1);
+		ck_assert_uint_eq(a->ah_attr.grh.hop_limit, 64);
 	}
 }
 
