@@ -61,26 +61,24 @@ static int open_gid(struct pp_session *s)
 }
 
 /*
- * No -g: on Ethernet, choose a GID for the address family of the TCP
- * connection to the peer (pp_gid_choose() has the rules); on InfiniBand,
- * no GRH.
+ * No -g: on Ethernet, choose the GID of the local address that the TCP
+ * connection to the peer uses (pp_gid_choose() has the rules); on
+ * InfiniBand, no GRH.
  */
 static int choose_gid(struct pp_session *s)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	int family = AF_UNSPEC, idx, ret;
+	int idx, ret;
 
 	if (s->o->gid_index >= 0)
 		return 0;
-	if (!getpeername(s->conn.fd, (struct sockaddr *)&ss, &len))
-		family = pp_gid_sockaddr_family(
-			ss.ss_family,
-			ss.ss_family == AF_INET6 ?
-				((struct sockaddr_in6 *)&ss)->sin6_addr.s6_addr :
-				NULL);
-	ret = pp_gid_choose(s->gids, s->ngids, s->caps.link_layer, family, &idx,
-			    s->gid_reason, sizeof(s->gid_reason));
+	ret = pp_gid_choose(s->gids, s->ngids, s->caps.link_layer,
+			    getsockname(s->conn.fd, (struct sockaddr *)&ss,
+					&len) ?
+				    NULL :
+				    (struct sockaddr *)&ss,
+			    &idx, s->gid_reason, sizeof(s->gid_reason));
 	if (ret) {
 		pp_err_set(&s->err, "port %s:%u: %s", s->caps.devname,
 			   s->caps.ib_port, s->gid_reason);
