@@ -171,6 +171,7 @@ int pp_session_connect(struct pp_session *s)
 		 */
 		ret = pp_hs_client_hello(&s->conn, &s->mine, &s->agreed,
 					 &s->err);
+		s->peer = s->agreed;
 		if (!ret)
 			ret = pp_hello_check(&s->agreed, &s->caps, &s->err);
 		return tell_peer(s, ret);
@@ -186,7 +187,7 @@ int pp_session_connect(struct pp_session *s)
 		return tell_peer(s, ret);
 	pp_hello_build(o, &s->caps, s->gid_index, s->gid_type, &s->mine);
 	ret = pp_hs_server_hello(&s->conn, o, &s->caps, &s->mine, &s->agreed,
-				 &s->err);
+				 &s->peer, &s->err);
 	s->peer_told = ret != 0; /* the server's HELLO step tells the client */
 	return ret;
 }
@@ -386,10 +387,15 @@ void pp_session_print_addrs(const struct pp_session *s, FILE *f)
 {
 	uint32_t i;
 
+	const struct pp_hello *client = s->conn.is_server ? &s->peer : &s->mine;
+	const struct pp_hello *server = s->conn.is_server ? &s->mine : &s->peer;
+
 	if (s->gid_index >= 0)
 		fprintf(f, "  %s%s\n", s->gid_reason,
 			s->gid_auto ? " (chosen automatically; -g to choose)" :
 				      "");
+	pp_report_path_mtu(f, s->agreed.mtu, client->mtu, server->active_mtu,
+			   client->active_mtu);
 	for (i = 0; i < s->res->num_qps; i++)
 		pp_report_addr(f, "local", &s->res->local[i]);
 	for (i = 0; i < s->res->num_qps; i++)

@@ -47,6 +47,8 @@ struct pp_session {
 	char peer_addr[64];	/* server: the client's address */
 	struct pp_hello mine;	/* what this side asked for / brings */
 	struct pp_hello agreed; /* the parameters of the run */
+	struct pp_hello peer;	/* the peer's HELLO: the client's, or the
+				 * server's answer */
 	struct pp_qp_cfg qcfg;
 	struct pp_res *res;
 	struct pp_addr *remote;	      /* the peer's QP addresses */
