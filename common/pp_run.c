@@ -598,7 +598,11 @@ static int run_server(struct run *s)
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
 	uint64_t total = cfg->warmup + cfg->iters, i;
-	int64_t start = 0, last_send = 0;
+	int64_t start = 0, last_send = 0, lost_ns = 0;
+	/* UD: a wait this long had the client give up on an iteration */
+	int64_t abandoned_ns = cfg->loss_timeout_ms > 0 ?
+				       (int64_t)cfg->loss_timeout_ms * 500000 :
+				       INT64_MAX;
 	uint32_t seq;
 	int ret = 0;
 
@@ -626,11 +630,23 @@ static int run_server(struct run *s)
 			ret = EPROTO;
 			goto out;
 		}
-		if (i > cfg->warmup && last_send)
-			res->samples[res->nsamples++] =
-				sample_ns(last_send, s->got_ns);
-		else if (i >= cfg->warmup && !start)
+		if (i > cfg->warmup && last_send) {
+			/*
+			 * UD: a message lost on its way here (a gap in the
+			 * numbers), or a wait of half the client's deadline or
+			 * more (the reply was lost and the client waited in
+			 * vain), is no round trip and not run time, as on the
+			 * client.
+			 */
+			if (seq != s->want ||
+			    s->got_ns - last_send >= abandoned_ns)
+				lost_ns += s->got_ns - last_send;
+			else
+				res->samples[res->nsamples++] =
+					sample_ns(last_send, s->got_ns);
+		} else if (i >= cfg->warmup && !start) {
 			start = s->got_ns;
+		}
 		if (cfg->validate) {
 			ret = check_data(s, seq, false);
 			if (ret)
@@ -664,8 +680,8 @@ out:
 	 * From the first measured message to the last reply: a run that the
 	 * client's DONE or an error ended does not count the wait for it.
 	 */
-	if (start && last_send > start)
-		res->seconds = (double)(last_send - start) / 1e9;
+	if (start && last_send > start + lost_ns)
+		res->seconds = (double)(last_send - start - lost_ns) / 1e9;
 	return ret;
 }
 

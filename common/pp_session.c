@@ -273,7 +273,7 @@ static uint64_t iters_run(const struct pp_run_cfg *rc, const struct pp_done *d)
  * iterations lost: the sweep goes on); or an error that ends the run.
  */
 static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
-		     const struct pp_run_result *r)
+		     struct pp_run_result *r)
 {
 	struct pp_done mine = { .completed = r->completed, .lost = r->lost };
 	struct pp_msg m = { .type = PP_MSG_DONE };
@@ -288,6 +288,14 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 	}
 	if (ret)
 		return tell_peer(s, ret);
+	/*
+	 * UD: the server answered every message that reached it, but only the
+	 * client knows which round trips completed; the two sides' "iters"
+	 * count the same ones (docs/measurement.md).
+	 */
+	if (s->conn.is_server && rc->loss_timeout_ms &&
+	    s->peer_done.completed < r->completed)
+		r->completed = s->peer_done.completed;
 	/* Both sides know the outcome from DONE: no ERROR follows it. */
 	if (s->conn.is_server && s->peer_done.lost) {
 		pp_err_set(&s->err, "lost %llu of %llu iterations%s",
