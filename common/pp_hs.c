@@ -546,6 +546,8 @@ void pp_hs_send_error(const struct pp_conn *c, int code, const char *text)
 		m.u.error.text[i] = ch < 0x20 || ch > 0x7e ? '?' : (char)ch;
 	}
 	m.u.error.text[i] = '\0';
+	if (text[i]) /* cut: say so (the whole line is printed here) */
+		memcpy(m.u.error.text + PP_WIRE_TEXT_LEN - 3, "...", 3);
 	(void)pp_hs_send(c, &m, NULL);
 }
 

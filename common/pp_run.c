@@ -13,6 +13,7 @@
 
 #include "pp_clock.h"
 #include "pp_rdmacore.h"
+#include "pp_explain.h"
 #include "pp_run.h"
 #include "pp_signal.h"
 #include "pp_sock.h"
@@ -236,13 +237,21 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 	bool recv = PP_WRID_IS_RECV(wc->wr_id);
 
 	if (wc->status != IBV_WC_SUCCESS) {
+		struct pp_explain_ctx ctx = {
+			.recv = recv,
+			/* the GRH hop limit pp_qp.c sets */
+			.hop_limit = s->r->attr.use_grh ? 1 : 0,
+		};
+		char why[320];
+
 		pp_err_set(
 			s->err,
-			"%s completion failed at iteration %llu: %s (status %d, vendor error 0x%x, QP 0x%06x, wr_id %llu)",
+			"%s completion failed at iteration %llu: %s (status %d, vendor error 0x%x, QP 0x%06x, wr_id %llu): %s",
 			recv ? "receive" : "send", (unsigned long long)s->iter,
 			ibv_wc_status_str(wc->status), wc->status,
 			wc->vendor_err, wc->qp_num,
-			(unsigned long long)wc->wr_id);
+			(unsigned long long)wc->wr_id,
+			pp_explain_wc(wc->status, &ctx, why, sizeof(why)));
 		return EIO;
 	}
 	if (!recv) {
