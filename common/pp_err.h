@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PP_ERR_LEN 256
+#define PP_ERR_LEN 512
 
 /* Exit statuses of every tool, documented in the man pages. */
 enum pp_exit {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <infiniband/verbs.h>
@@ -93,67 +94,114 @@ int pp_gid_sockaddr_family(int family, const uint8_t *addr6)
 /* The ranks of the order in pp_gid.h: higher is better, 0 unusable. */
 enum {
 	RANK_NONE = 0,
-	RANK_UNTYPED = 1,  /* 6. no known RoCE type */
-	RANK_V1_OTHER = 2, /* 5. RoCE v1, another address */
-	RANK_V1_MATCH = 3, /* 4. RoCE v1, the peer's family */
-	RANK_V2_LL = 4,	   /* 3. RoCE v2, link-local */
-	RANK_V2_OTHER = 5, /* 2. RoCE v2, the other family */
-	RANK_V2_MATCH = 6, /* 1. RoCE v2, the peer's family */
+	RANK_UNTYPED = 1,  /* 7. no known RoCE type */
+	RANK_V1_OTHER = 2, /* 6. RoCE v1, another address */
+	RANK_V1_MATCH = 3, /* 5. RoCE v1, the connection's family */
+	RANK_V1_LOCAL = 4, /* 4. RoCE v1, the connection's local address */
+	RANK_V2_LL = 5,	   /* 3. RoCE v2, link-local */
+	RANK_V2_OTHER = 6, /* 2. RoCE v2, the other family */
+	RANK_V2_MATCH = 7, /* 1. RoCE v2, the connection's family */
+	RANK_V2_LOCAL = 8, /* 0. RoCE v2, the connection's local address */
 };
 
-static enum pp_gid_family wanted_family(int peer_family)
+/* What the TCP connection tells about the GID to use. */
+struct conn_addr {
+	int family;	 /* AF_INET, AF_INET6 or AF_UNSPEC (not known) */
+	bool known;	 /* @raw holds the local address */
+	uint8_t raw[16]; /* the local address as a GID would hold it */
+	char text[PP_GID_TEXT_LEN];
+};
+
+static void conn_addr(const struct sockaddr *local, struct conn_addr *c)
 {
-	return peer_family == AF_INET6 ? PP_GID_FAM_IPV6 : PP_GID_FAM_IPV4;
+	static const uint8_t v4_prefix[12] = { [10] = 0xff, [11] = 0xff };
+	const struct sockaddr_in *in = (const void *)local;
+	const struct sockaddr_in6 *in6 = (const void *)local;
+
+	memset(c, 0, sizeof(*c));
+	c->family = AF_UNSPEC;
+	if (!local)
+		return;
+	if (local->sa_family == AF_INET) {
+		memcpy(c->raw, v4_prefix, sizeof(v4_prefix));
+		memcpy(c->raw + 12, &in->sin_addr, 4);
+	} else if (local->sa_family == AF_INET6) {
+		memcpy(c->raw, &in6->sin6_addr, 16);
+	} else {
+		return;
+	}
+	c->known = true;
+	c->family = pp_gid_sockaddr_family(AF_INET6, c->raw);
+	pp_gid_ip(c->raw, c->text, sizeof(c->text));
 }
 
-static int rank(const struct pp_gid_entry *e, int peer_family)
+static enum pp_gid_family wanted_family(int family)
+{
+	return family == AF_INET6 ? PP_GID_FAM_IPV6 : PP_GID_FAM_IPV4;
+}
+
+static int rank(const struct pp_gid_entry *e, const struct conn_addr *c)
 {
 	enum pp_gid_family fam = pp_gid_family(e->raw);
-	bool match = fam == wanted_family(peer_family);
+	bool local = c->known && !memcmp(e->raw, c->raw, 16);
+	bool match = fam == wanted_family(c->family);
 
 	if (!e->populated || fam == PP_GID_FAM_NONE)
 		return RANK_NONE;
 	switch (e->type) {
 	case PP_GID_TYPE_ROCE_V2:
+		if (local)
+			return RANK_V2_LOCAL;
 		if (match)
 			return RANK_V2_MATCH;
 		return fam == PP_GID_FAM_LINK_LOCAL ? RANK_V2_LL :
 						      RANK_V2_OTHER;
 	case PP_GID_TYPE_ROCE_V1:
+		if (local)
+			return RANK_V1_LOCAL;
 		return match ? RANK_V1_MATCH : RANK_V1_OTHER;
 	}
 	return RANK_UNTYPED;
 }
 
-static const char *peer_family_name(int peer_family)
+static const char *family_name(int family)
 {
-	return peer_family == AF_INET6 ? "IPv6" : "IPv4";
+	return family == AF_INET6 ? "IPv6" : "IPv4";
 }
 
 /* Why an entry of rank @r won: the end of the reason line. */
-static void why(int r, int peer_family, char *buf, size_t len)
+static void why(int r, const struct conn_addr *c, char *buf, size_t len)
 {
-	bool known = peer_family == AF_INET || peer_family == AF_INET6;
-	const char *pf = peer_family_name(peer_family);
+	const char *fn = family_name(c->family);
 
 	switch (r) {
+	case RANK_V2_LOCAL:
+	case RANK_V1_LOCAL:
+		snprintf(
+			buf, len, ", the local address of this connection%s",
+			r == RANK_V1_LOCAL ?
+				" (it has no RoCE v2 GID: RoCE v1 does not cross IP routers)" :
+				"");
+		break;
 	case RANK_V2_MATCH:
-		if (known)
-			snprintf(buf, len, ", matches the peer's %s address",
-				 pf);
+		if (c->known)
+			snprintf(
+				buf, len,
+				", %s like this connection, whose local address %s is on no GID of this port",
+				fn, c->text);
 		else
 			snprintf(
 				buf, len,
-				", preferred (the peer's address family is not known)");
+				", preferred (the connection's address is not known)");
 		break;
 	case RANK_V2_OTHER:
-		if (known)
+		if (c->known)
 			snprintf(
 				buf, len,
-				" (no RoCE v2 GID matches the peer's %s address)",
-				pf);
+				" (no RoCE v2 GID of this connection's %s family; its local address %s is on no GID of this port)",
+				fn, c->text);
 		else
-			snprintf(buf, len, " (no RoCE v2 %s GID)", pf);
+			snprintf(buf, len, " (no RoCE v2 %s GID)", fn);
 		break;
 	case RANK_V2_LL:
 		snprintf(
@@ -175,11 +223,13 @@ static void why(int r, int peer_family, char *buf, size_t len)
 }
 
 int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
-		  int peer_family, int *index, char *reason, size_t len)
+		  const struct sockaddr *local, int *index, char *reason,
+		  size_t len)
 {
 	const struct pp_gid_entry *best = NULL;
 	int best_rank = RANK_NONE, i, r;
-	char ip[PP_GID_TEXT_LEN], tail[96];
+	char ip[PP_GID_TEXT_LEN], tail[160];
+	struct conn_addr c;
 
 	*index = -1;
 	if (link_layer != PP_LL_ETHERNET) {
@@ -188,8 +238,9 @@ int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
 			"no GID: InfiniBand routes by LID (give -g to use a GRH)");
 		return 0;
 	}
+	conn_addr(local, &c);
 	for (i = 0; i < n; i++) {
-		r = rank(&tbl[i], peer_family);
+		r = rank(&tbl[i], &c);
 		if (r > best_rank ||
 		    (r == best_rank && r && tbl[i].index < best->index)) {
 			best = &tbl[i];
@@ -204,7 +255,7 @@ int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
 	}
 	*index = best->index;
 	inet_ntop(AF_INET6, best->raw, ip, sizeof(ip));
-	why(best_rank, peer_family, tail, sizeof(tail));
+	why(best_rank, &c, tail, sizeof(tail));
 	snprintf(reason, len, "GID index %d: %s, %s %s%s%s%s", best->index,
 		 pp_gid_type_name(best->type),
 		 pp_gid_family_name(pp_gid_family(best->raw)), ip,

@@ -10,21 +10,26 @@
  *
  * The automatic choice on Ethernet, best first (ties: the lowest index):
  *
- *   1. RoCE v2, the peer's address family, not link-local
+ *   0. RoCE v2, the local address of the TCP connection to the peer: the
+ *      address, and so the netdev (a VLAN interface, say), that the kernel
+ *      chose to reach the peer; RDMA traffic should leave the same way
+ *   1. RoCE v2, the connection's address family, not link-local
  *      (AF_INET: an IPv4-mapped GID ::ffff:a.b.c.d; AF_INET6: a real IPv6
- *      address; AF_UNSPEC: IPv4-mapped first, then IPv6)
+ *      address; not known: IPv4-mapped first, then IPv6)
  *   2. RoCE v2, the other family, not link-local
  *   3. RoCE v2, IPv6 link-local (fe80::/10: reaches only this link)
- *   4. RoCE v1, the peer's family (as in 1)
- *   5. RoCE v1, any other address
- *   6. a populated GID of no known RoCE type (an old kernel that does not
+ *   4. RoCE v1, the connection's local address
+ *   5. RoCE v1, the connection's family (as in 1)
+ *   6. RoCE v1, any other address
+ *   7. a populated GID of no known RoCE type (an old kernel that does not
  *      report GID types)
  *
- * RoCE v2 is preferred because it is routable UDP/IP; RoCE v1 is an Ethernet
- * frame that no IP router forwards.  The family of the GID should be the one
- * the peer's GID has, or the packets go nowhere (pp_gid_check_pair()): the
- * family of the TCP connection is the best guess of it before the GIDs are
- * exchanged.
+ * Rules 1-7 matter when the connection's local address is on no GID of the
+ * port: the TCP exchange runs over another interface (a management network,
+ * the loopback) than the RDMA port's.  RoCE v2 is preferred because it is
+ * routable UDP/IP; RoCE v1 is an Ethernet frame that no IP router forwards.
+ * The family of the GID should be the one the peer's GID has, or the
+ * packets go nowhere (pp_gid_check_pair()).
  *
  * The MTU rules (path MTU = the smaller of both ports' active MTUs unless -m
  * is given; an -m above either port's active MTU is refused naming both
@@ -39,6 +44,8 @@
 #include <stdint.h>
 
 #include "pp_err.h"
+
+struct sockaddr;
 #include "pp_wire.h"
 
 #define PP_GID_NDEV_LEN 16 /* IF_NAMESIZE */
@@ -99,13 +106,13 @@ char *pp_gid_ip(const uint8_t gid[16], char *buf, size_t len);
  * @tbl: the port's GID table (any order; empty slots are skipped)
  * @n: entries in @tbl
  * @link_layer: the port's IBV_LINK_LAYER_* (1 InfiniBand, 2 Ethernet)
- * @peer_family: AF_INET, AF_INET6 or AF_UNSPEC: the family of the address
- *               that reaches the peer over TCP (an IPv4-mapped IPv6 peer
- *               address counts as AF_INET, see pp_gid_sockaddr_family())
+ * @local: the local address of the TCP connection to the peer
+ *         (getsockname(); AF_INET or AF_INET6, an IPv4-mapped IPv6 address
+ *         counting as IPv4); NULL when not known
  * @index: the chosen index; -1 (no GRH) on InfiniBand
- * @reason: one printable line saying what was chosen and why ("GID index 1:
- *          RoCE v2, IPv4 ::ffff:10.99.0.1 on va, matches the peer's IPv4
- *          address"); on ENODATA, what to do
+ * @reason: one printable line saying what was chosen and why ("GID index 3:
+ *          RoCE v2, IPv4 ::ffff:10.99.2.1 on eth0.100, the local address of
+ *          this connection"); on ENODATA, what to do
  * @len: room in @reason
  *
  * The order of preference is the one at the top of this header.
@@ -113,11 +120,12 @@ char *pp_gid_ip(const uint8_t gid[16], char *buf, size_t len);
  * Return: 0; ENODATA (an Ethernet port without a populated GID; @index -1).
  */
 int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
-		  int peer_family, int *index, char *reason, size_t len);
+		  const struct sockaddr *local, int *index, char *reason,
+		  size_t len);
 
 /**
- * pp_gid_sockaddr_family() - the family of a peer's TCP address, for
- * pp_gid_choose()
+ * pp_gid_sockaddr_family() - the family of a TCP address, as pp_gid_choose()
+ * counts it
  * @family: sa_family of the address
  * @addr6: for AF_INET6, the 16 bytes of sin6_addr; else ignored (may be NULL)
  *

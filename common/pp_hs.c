@@ -94,19 +94,41 @@ size_t pp_sweep_sizes(const struct pp_hello *h, uint64_t *sizes)
 	return n;
 }
 
+/*
+ * What to do about an MTU @asked above a port's @active one: a smaller -m,
+ * or a larger port MTU.  On RoCE the port's active MTU follows the netdev's
+ * MTU, which must hold the RoCE headers too (4200 bytes give 4096: rxe,
+ * mlx5); on InfiniBand the subnet manager sets it.
+ */
+static const char *mtu_fix(char *buf, size_t len, const char *side,
+			   uint8_t link_layer, uint32_t asked, uint32_t active)
+{
+	if (link_layer == IBV_LINK_LAYER_INFINIBAND)
+		snprintf(
+			buf, len,
+			"use -m %u or less, or raise %s port MTU (the subnet manager sets it)",
+			active, side);
+	else
+		snprintf(
+			buf, len,
+			"use -m %u or less, or raise %s netdev MTU (RoCE needs about %u bytes for %u)",
+			active, side, asked + 104, asked);
+	return buf;
+}
+
 int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 		   struct pp_err *err)
 {
 	const struct pp_transport_desc *tr = pp_transport_of(h->transport);
 	const char *dev = caps->devname;
+	char fix[128];
 	uint32_t mtu;
 
 	if (h->mtu && caps->active_mtu && h->mtu > caps->active_mtu) {
-		pp_err_set(
-			err,
-			"MTU: %u asked, port %s:%u active MTU %u (use -m %u or less)",
-			h->mtu, dev, caps->ib_port, caps->active_mtu,
-			caps->active_mtu);
+		pp_err_set(err, "MTU: %u asked, port %s:%u active MTU %u: %s",
+			   h->mtu, dev, caps->ib_port, caps->active_mtu,
+			   mtu_fix(fix, sizeof(fix), "this host's",
+				   caps->link_layer, h->mtu, caps->active_mtu));
 		return EINVAL;
 	}
 	if (caps->max_msg_sz && h->size > caps->max_msg_sz) {
@@ -242,6 +264,7 @@ int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
 {
 	struct pp_hello h;
 	uint32_t path_mtu;
+	char fix[128];
 	int rc;
 
 	if (client->tool != srv->tool) {
@@ -263,15 +286,21 @@ int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
 		if (client->active_mtu && client->mtu > client->active_mtu) {
 			pp_err_set(
 				err,
-				"MTU: client asks %u, client port active MTU %u",
-				client->mtu, client->active_mtu);
+				"MTU: client asks %u, client port active MTU %u: %s",
+				client->mtu, client->active_mtu,
+				mtu_fix(fix, sizeof(fix), "the client's",
+					client->link_layer, client->mtu,
+					client->active_mtu));
 			return EINVAL;
 		}
 		if (caps->active_mtu && client->mtu > caps->active_mtu) {
 			pp_err_set(
 				err,
-				"MTU: client asks %u, server port active MTU %u",
-				client->mtu, caps->active_mtu);
+				"MTU: client asks %u, server port active MTU %u: %s",
+				client->mtu, caps->active_mtu,
+				mtu_fix(fix, sizeof(fix), "the server's",
+					caps->link_layer, client->mtu,
+					caps->active_mtu));
 			return EINVAL;
 		}
 		path_mtu = client->mtu;
@@ -468,6 +497,8 @@ void pp_hs_send_error(const struct pp_conn *c, int code, const char *text)
 		m.u.error.text[i] = ch < 0x20 || ch > 0x7e ? '?' : (char)ch;
 	}
 	m.u.error.text[i] = '\0';
+	if (text[i]) /* cut: say so (the whole line is printed here) */
+		memcpy(m.u.error.text + PP_WIRE_TEXT_LEN - 3, "...", 3);
 	(void)pp_hs_send(c, &m, NULL);
 }
 
@@ -536,7 +567,7 @@ int pp_hs_client_hello(const struct pp_conn *c, const struct pp_hello *mine,
 int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
 		       const struct pp_port_caps *caps,
 		       const struct pp_hello *mine, struct pp_hello *agreed,
-		       struct pp_err *err)
+		       struct pp_hello *client, struct pp_err *err)
 {
 	struct pp_err e = { .msg = "" };
 	struct pp_msg m;
@@ -549,6 +580,8 @@ int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
 			pp_hs_send_error(c, rc, e.msg);
 		goto out;
 	}
+	if (client)
+		*client = m.u.hello;
 	rc = pp_hello_adopt(srv, caps, mine, &m.u.hello, agreed, &e);
 	if (rc) {
 		pp_hs_send_error(c, rc, e.msg);

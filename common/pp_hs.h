@@ -168,6 +168,8 @@ int pp_hs_client_hello(const struct pp_conn *c, const struct pp_hello *mine,
  * @caps: the server's port
  * @mine: the server's own HELLO
  * @agreed: the parameters of the run (pp_hello_adopt())
+ * @client: the client's HELLO as received (its port's active MTU, its -m);
+ *          NULL when not wanted
  * @err: one line on failure, also sent to the client as ERROR
  *
  * Return: 0; EINVAL (a mismatch or a limit); errors of pp_hs_recv().
@@ -175,7 +177,7 @@ int pp_hs_client_hello(const struct pp_conn *c, const struct pp_hello *mine,
 int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
 		       const struct pp_port_caps *caps,
 		       const struct pp_hello *mine, struct pp_hello *agreed,
-		       struct pp_err *err);
+		       struct pp_hello *client, struct pp_err *err);
 
 /**
  * pp_hs_exchange_addrs() - send this side's QP addresses, receive the peer's

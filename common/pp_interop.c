@@ -466,7 +466,7 @@ static void run_failed(struct pp_session *s)
 }
 
 static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
-		     const struct pp_run_result *r)
+		     struct pp_run_result *r)
 {
 	struct pp_interop_link l = link_of(s, s->stock_fd);
 	int ret;

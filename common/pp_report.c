@@ -17,6 +17,16 @@
 /* "remote" is the longest label; shorter ones are padded so LIDs align. */
 #define PP_LABEL_WIDTH 6
 
+void pp_report_path_mtu(FILE *f, uint32_t path, uint32_t asked,
+			uint32_t server_active, uint32_t client_active)
+{
+	fprintf(f, "  path MTU %u (", path);
+	if (asked)
+		fprintf(f, "-m %u; ", asked);
+	fprintf(f, "server active %u, client active %u)\n", server_active,
+		client_active);
+}
+
 void pp_report_addr(FILE *f, const char *label, const struct pp_addr *a)
 {
 	char gid[INET6_ADDRSTRLEN];

@@ -23,6 +23,18 @@
 void pp_report_addr(FILE *f, const char *label, const struct pp_addr *a);
 
 /**
+ * pp_report_path_mtu() - "  path MTU 1024 (server active 1024, client active
+ * 4096)", or with -m "  path MTU 1024 (-m 1024; server active ...)"
+ * @f: stream
+ * @path: the path MTU of the run
+ * @asked: the client's -m; 0 when not given
+ * @server_active: the server port's active MTU
+ * @client_active: the client port's active MTU
+ */
+void pp_report_path_mtu(FILE *f, uint32_t path, uint32_t asked,
+			uint32_t server_active, uint32_t client_active);
+
+/**
  * pp_report_totals() - the two stock result lines:
  * "N bytes in T seconds = X Mbit/sec" and "N iters in T seconds = Y usec/iter"
  * @f: stream

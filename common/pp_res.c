@@ -464,6 +464,7 @@ int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
 
 	send_cfg.xrc_recv = false;
 	tgt_cfg.xrc_recv = true;
+	r->hop_limit = cfg->use_grh ? cfg->hop_limit : 0;
 	for (i = 0; i < r->num_qps; i++) {
 		r->remote[i] = remote[i];
 		if (is_xrc(r)) {

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 
 #include "pp_clock.h"
+#include "pp_explain.h"
 #include "pp_run_loop.h"
 #include "pp_signal.h"
 #include "pp_sock.h"
@@ -189,13 +190,20 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 	bool recv = PP_WRID_IS_RECV(wc->wr_id);
 
 	if (wc->status != IBV_WC_SUCCESS) {
+		struct pp_explain_ctx ctx = {
+			.recv = recv,
+			.hop_limit = s->r->hop_limit,
+		};
+		char why[320];
+
 		pp_err_set(
 			s->err,
-			"%s completion failed at iteration %llu: %s (status %d, vendor error 0x%x, QP 0x%06x, wr_id %llu)",
+			"%s completion failed at iteration %llu: %s (status %d, vendor error 0x%x, QP 0x%06x, wr_id %llu): %s",
 			recv ? "receive" : "send", (unsigned long long)s->iter,
 			ibv_wc_status_str(wc->status), wc->status,
 			wc->vendor_err, wc->qp_num,
-			(unsigned long long)wc->wr_id);
+			(unsigned long long)wc->wr_id,
+			pp_explain_wc(wc->status, &ctx, why, sizeof(why)));
 		return EIO;
 	}
 	if (!recv) {
@@ -497,7 +505,11 @@ int pp_run_server_loop(struct run *s)
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
 	uint64_t total = cfg->warmup + cfg->iters, i;
-	int64_t start = 0, last_send = 0;
+	int64_t start = 0, last_send = 0, lost_ns = 0;
+	/* UD: a wait this long had the client give up on an iteration */
+	int64_t abandoned_ns = cfg->loss_timeout_ms > 0 ?
+				       (int64_t)cfg->loss_timeout_ms * 500000 :
+				       INT64_MAX;
 	uint32_t seq;
 	int ret = 0;
 
@@ -525,11 +537,23 @@ int pp_run_server_loop(struct run *s)
 			ret = EPROTO;
 			goto out;
 		}
-		if (i > cfg->warmup && last_send)
-			res->samples[res->nsamples++] =
-				pp_run_sample_ns(last_send, s->got_ns);
-		else if (i >= cfg->warmup && !start)
+		if (i > cfg->warmup && last_send) {
+			/*
+			 * UD: a message lost on its way here (a gap in the
+			 * numbers), or a wait of half the client's deadline or
+			 * more (the reply was lost and the client waited in
+			 * vain), is no round trip and not run time, as on the
+			 * client.
+			 */
+			if (seq != s->want ||
+			    s->got_ns - last_send >= abandoned_ns)
+				lost_ns += s->got_ns - last_send;
+			else
+				res->samples[res->nsamples++] =
+					pp_run_sample_ns(last_send, s->got_ns);
+		} else if (i >= cfg->warmup && !start) {
 			start = s->got_ns;
+		}
 		if (cfg->validate) {
 			ret = s->v->check(s, seq, false);
 			if (ret)
@@ -560,8 +584,8 @@ out:
 	 * From the first measured message to the last reply: a run that the
 	 * client's DONE or an error ended does not count the wait for it.
 	 */
-	if (start && last_send > start)
-		res->seconds = (double)(last_send - start) / 1e9;
+	if (start && last_send > start + lost_ns)
+		res->seconds = (double)(last_send - start - lost_ns) / 1e9;
 	return ret;
 }
 

@@ -17,7 +17,10 @@
  * comes later carries an older number than the one awaited and is dropped.
  * Lost iterations are not samples and their time is not run time.  The server
  * answers any message numbered at or above the one it expects; its loop ends
- * with the last message or with the client's DONE.
+ * with the last message or with the client's DONE.  It leaves out of its
+ * figures, likewise, a wait before a message that follows a gap in the
+ * numbers or that lasted half the client's deadline or more: the client gave
+ * up on an iteration during it.
  */
 #ifndef PP_RUN_H
 #define PP_RUN_H

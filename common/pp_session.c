@@ -62,26 +62,24 @@ static int open_gid(struct pp_session *s)
 }
 
 /*
- * No -g: on Ethernet, choose a GID for the address family of the TCP
- * connection to the peer (pp_gid_choose() has the rules); on InfiniBand,
- * no GRH.
+ * No -g: on Ethernet, choose the GID of the local address that the TCP
+ * connection to the peer uses (pp_gid_choose() has the rules); on
+ * InfiniBand, no GRH.
  */
 static int choose_gid(struct pp_session *s)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	int family = AF_UNSPEC, idx, ret;
+	int idx, ret;
 
 	if (s->o->gid_index >= 0)
 		return 0;
-	if (!getpeername(s->conn.fd, (struct sockaddr *)&ss, &len))
-		family = pp_gid_sockaddr_family(
-			ss.ss_family,
-			ss.ss_family == AF_INET6 ?
-				((struct sockaddr_in6 *)&ss)->sin6_addr.s6_addr :
-				NULL);
-	ret = pp_gid_choose(s->gids, s->ngids, s->caps.link_layer, family, &idx,
-			    s->gid_reason, sizeof(s->gid_reason));
+	ret = pp_gid_choose(s->gids, s->ngids, s->caps.link_layer,
+			    getsockname(s->conn.fd, (struct sockaddr *)&ss,
+					&len) ?
+				    NULL :
+				    (struct sockaddr *)&ss,
+			    &idx, s->gid_reason, sizeof(s->gid_reason));
 	if (ret) {
 		pp_err_set(&s->err, "port %s:%u: %s", s->caps.devname,
 			   s->caps.ib_port, s->gid_reason);
@@ -183,6 +181,7 @@ static int agree(struct pp_session *s)
 		 */
 		ret = pp_hs_client_hello(&s->conn, &s->mine, &s->agreed,
 					 &s->err);
+		s->peer = s->agreed;
 		if (!ret)
 			ret = pp_hello_check(&s->agreed, &s->caps, &s->err);
 		return tell_peer(s, ret);
@@ -198,7 +197,7 @@ static int agree(struct pp_session *s)
 		return tell_peer(s, ret);
 	pp_hello_build(o, &s->caps, s->gid_index, s->gid_type, &s->mine);
 	ret = pp_hs_server_hello(&s->conn, o, &s->caps, &s->mine, &s->agreed,
-				 &s->err);
+				 &s->peer, &s->err);
 	s->peer_told = ret != 0; /* the server's HELLO step tells the client */
 	return ret;
 }
@@ -306,7 +305,7 @@ static uint64_t iters_run(const struct pp_run_cfg *rc, const struct pp_done *d)
  * iterations lost: the sweep goes on); or an error that ends the run.
  */
 static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
-		     const struct pp_run_result *r)
+		     struct pp_run_result *r)
 {
 	struct pp_done mine = { .completed = r->completed, .lost = r->lost };
 	struct pp_msg m = { .type = PP_MSG_DONE };
@@ -321,6 +320,14 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 	}
 	if (ret)
 		return tell_peer(s, ret);
+	/*
+	 * UD: the server answered every message that reached it, but only the
+	 * client knows which round trips completed; the two sides' "iters"
+	 * count the same ones (docs/measurement.md).
+	 */
+	if (s->conn.is_server && rc->loss_timeout_ms &&
+	    s->peer_done.completed < r->completed)
+		r->completed = s->peer_done.completed;
 	/* Both sides know the outcome from DONE: no ERROR follows it. */
 	if (s->conn.is_server && s->peer_done.lost) {
 		pp_err_set(&s->err, "lost %llu of %llu iterations%s",
@@ -511,10 +518,17 @@ void pp_session_print_addrs(const struct pp_session *s, FILE *f)
 {
 	uint32_t i;
 
+	const struct pp_hello *client = s->conn.is_server ? &s->peer : &s->mine;
+	const struct pp_hello *server = s->conn.is_server ? &s->mine : &s->peer;
+
 	if (s->gid_index >= 0)
 		fprintf(f, "  %s%s\n", s->gid_reason,
 			s->gid_auto ? " (chosen automatically; -g to choose)" :
 				      "");
+	/* the stock exchange has no peer HELLO: no active MTU to name */
+	if (s->peer.tool)
+		pp_report_path_mtu(f, s->agreed.mtu, client->mtu,
+				   server->active_mtu, client->active_mtu);
 	for (i = 0; i < s->res->num_qps; i++)
 		pp_report_addr(f, "local", &s->res->local[i]);
 	for (i = 0; i < s->res->num_qps; i++)

@@ -52,9 +52,9 @@ struct pp_exchange {
 	/* a run failed: add what the user should know (may be NULL) */
 	void (*run_failed)(struct pp_session *s);
 	/* after each size: 0, ETIMEDOUT (UD losses: the run goes on), or an
-	 * error that ends the run */
+	 * error that ends the run; may correct @r from what the peer says */
 	int (*size_done)(struct pp_session *s, const struct pp_run_cfg *rc,
-			 const struct pp_run_result *r);
+			 struct pp_run_result *r);
 	/* a GRH only toward a peer GID this says yes to (NULL: always) */
 	bool (*grh_toward)(const uint8_t gid[16]);
 	bool tells_peer; /* a failing step sends ERROR to the peer */
@@ -82,6 +82,8 @@ struct pp_session {
 	char peer_addr[64];	/* server: the client's address */
 	struct pp_hello mine;	/* what this side asked for / brings */
 	struct pp_hello agreed; /* the parameters of the run */
+	struct pp_hello peer;	/* the peer's HELLO: the client's, or the
+				 * server's answer */
 	struct pp_qp_cfg qcfg;
 	struct pp_res *res;
 	struct pp_addr *remote;	      /* the peer's QP addresses */

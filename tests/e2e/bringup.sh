@@ -4,11 +4,11 @@
 # bringup.sh CASE: checking a NIC and learning QP bring-up (docs/bringup.md).
 #
 #   auto-gid  no -g on either side: rc, uc, ud and srq all run, and each side
-#             prints the GID it chose and why
+#             prints the GID it chose and why, and the path MTU
 #   bad-gid   -g 7 (an empty entry): one line naming the populated indexes,
 #             exit 1, before any connection; -g 5000: a usage error
 #   mtu       -m 4096 on a port whose active MTU is 1024: both sides name
-#             both values and exit 1
+#             both values and the fix, and exit 1
 #   trace     --trace shows INIT, RTR and RTS with their attributes and
 #             masks, the handshake messages, and the time of each step
 set -euo pipefail
@@ -51,10 +51,12 @@ auto-gid)
 		pp_expect_status "$sst" 0 "$t server (no -g)"
 		pp_expect_status "$cst" 0 "$t client (no -g)"
 		for side in server client; do
-			pp_expect_grep '^  GID index [0-9]+: RoCE v2, IPv4 .*matches the peer.s IPv4 address \(chosen automatically; -g to choose\)$' \
+			pp_expect_grep '^  GID index [0-9]+: RoCE v2, IPv4 .*, IPv4 like this connection, whose local address [0-9.]+ is on no GID of this port \(chosen automatically; -g to choose\)$' \
 				"$PP_LOGS/$side" "$t $side: GID chosen and explained"
 			pp_expect_grep '^200 iters in ' "$PP_LOGS/$side" \
 				"$t $side: 200 iterations"
+			pp_expect_grep '^  path MTU 1024 \(server active 1024, client active 1024\)$' \
+				"$PP_LOGS/$side" "$t $side: the path MTU and both active MTUs"
 		done
 	done
 	;;
@@ -85,6 +87,8 @@ mtu)
 	for side in server client; do
 		pp_expect_grep 'MTU: .*4096.*1024' "$PP_LOGS/$side" \
 			"$side names 4096 and the active MTU 1024"
+		pp_expect_grep 'use -m 1024 or less, or raise the (client|server).s netdev MTU \(RoCE needs about 4200 bytes for 4096\)' \
+			"$PP_LOGS/$side" "$side names the fix"
 	done
 	;;
 trace)

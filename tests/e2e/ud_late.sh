@@ -12,7 +12,8 @@
 # iterations it gave up on, ignore the late replies, finish the run and exit
 # 1 with "lost N of M iterations (no reply within 1000 ms)"; the server,
 # told by the client's DONE, must exit 1 with "client: lost N of M
-# iterations".  The results count only the completed iterations.  Both sides
+# iterations".  The results of both sides count only the iterations the
+# client completed, and no wait it gave up on.  Both sides
 # get -T 20, which leaves the deadline at its 1 s cap and keeps a slow guest
 # from ending the run by its no-reply timeout.
 set -euo pipefail
@@ -27,7 +28,7 @@ bin=$(pp_bin ud_pingpong)
 
 run_case() {
 	local mode=$1 port=$2 slog clog spid cpid srv sst=0 cst=0 start lost
-	local done_iters
+	local done_iters smax
 	shift 2
 	echo "=== $mode"
 	start=$SECONDS
@@ -69,6 +70,17 @@ run_case() {
 		"$clog" "$mode: client counts $done_iters completed iterations"
 	pp_expect_grep "^latency usec: n $done_iters " "$clog" \
 		"$mode: client has one sample per completed iteration"
+	# The server's figures mean the same: the client's completed round
+	# trips, and no wait that the client gave up on (before, the server
+	# counted every message and a sample of the whole stop, 2.5 s).
+	pp_expect_grep "^$done_iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter$" \
+		"$slog" "$mode: server counts the client's $done_iters completed iterations"
+	smax=$(sed -n 's/^latency usec: n [0-9]* .* max \([0-9]*\)\..*/\1/p' "$slog")
+	if [[ -z $smax ]] || ((smax >= 1000000)); then
+		pp_fail "$mode: the server's longest sample is ${smax:-missing} us: a wait the client gave up on (>= 1 s) was counted"
+	else
+		echo "ok: $mode: the server's longest sample, $smax us, is no abandoned wait"
+	fi
 	if grep -q 'data mismatch\|arrived while' "$clog" "$slog"; then
 		pp_fail "$mode: a late reply was not ignored"
 	fi

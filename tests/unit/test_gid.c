@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "check_main.h"
@@ -104,57 +105,111 @@ static const struct spec ib_port[] = {
 
 #define T(x) x, (int)(sizeof(x) / sizeof(x[0]))
 
+/* The host of the issue: eth0 and a VLAN interface on it, each with its
+ * own subnet, and an IPv6 global address (rxe's table on two guests). */
+static const struct spec vlan[] = {
+	{ 0, V2, "fe80::5054:ff:fe12:3401", "eth0" },
+	{ 1, V2, "::ffff:10.99.1.1", "eth0" },
+	{ 2, V2, "fd00::1", "eth0" },
+	{ 3, V2, "::ffff:10.99.2.1", "eth0.100" },
+	{ 4, V2, "fe80::5054:ff:fe12:3401", "eth0.100" },
+};
+
+/* Not on any table above: the loopback, a management network. */
+#define LO4 "127.0.0.1"
+#define LO6 "::1"
+
 static const struct choose_case {
 	const struct spec *s;
 	int n;
 	uint8_t ll;
-	int peer;
+	const char *local; /* the connection's local address; NULL: unknown */
 	int ret;
 	int index;
 	const char *reason;
 } choose_cases[] = {
-	{ T(rxe), LL_ETH, AF_INET, 0, 1,
-	  "GID index 1: RoCE v2, IPv4 ::ffff:10.99.0.1 on va, matches the peer's IPv4 address" },
-	{ T(rxe), LL_ETH, AF_INET6, 0, 1,
-	  "GID index 1: RoCE v2, IPv4 ::ffff:10.99.0.1 on va (no RoCE v2 GID matches the peer's IPv6 address)" },
-	{ T(rxe), LL_ETH, AF_UNSPEC, 0, 1,
-	  "GID index 1: RoCE v2, IPv4 ::ffff:10.99.0.1 on va, preferred (the peer's address family is not known)" },
-	{ T(dual), LL_ETH, AF_INET, 0, 3,
-	  "GID index 3: RoCE v2, IPv4 ::ffff:10.0.0.5 on eth0, matches the peer's IPv4 address" },
-	{ T(dual), LL_ETH, AF_INET6, 0, 5,
-	  "GID index 5: RoCE v2, IPv6 fd00::5 on eth0, matches the peer's IPv6 address" },
-	{ T(v6only), LL_ETH, AF_INET6, 0, 1,
-	  "GID index 1: RoCE v2, IPv6 2001:db8::1 on eth1, matches the peer's IPv6 address" },
-	{ T(v6only), LL_ETH, AF_INET, 0, 1,
-	  "GID index 1: RoCE v2, IPv6 2001:db8::1 on eth1 (no RoCE v2 GID matches the peer's IPv4 address)" },
-	{ T(v6only), LL_ETH, AF_UNSPEC, 0, 1,
+	{ T(vlan), LL_ETH, "10.99.2.1", 0, 3,
+	  "GID index 3: RoCE v2, IPv4 ::ffff:10.99.2.1 on eth0.100, the local address of this connection" },
+	{ T(vlan), LL_ETH, "::ffff:10.99.2.1", 0, 3, /* dual-stack socket */
+	  "GID index 3: RoCE v2, IPv4 ::ffff:10.99.2.1 on eth0.100, the local address of this connection" },
+	{ T(vlan), LL_ETH, "10.99.1.1", 0, 1,
+	  "GID index 1: RoCE v2, IPv4 ::ffff:10.99.1.1 on eth0, the local address of this connection" },
+	{ T(vlan), LL_ETH, "fd00::1", 0, 2,
+	  "GID index 2: RoCE v2, IPv6 fd00::1 on eth0, the local address of this connection" },
+	{ T(vlan), LL_ETH, "fe80::5054:ff:fe12:3401", 0, 0,
+	  "GID index 0: RoCE v2, IPv6 link-local fe80::5054:ff:fe12:3401 on eth0, the local address of this connection" },
+	{ T(vlan), LL_ETH, LO4, 0, 1,
+	  "GID index 1: RoCE v2, IPv4 ::ffff:10.99.1.1 on eth0, IPv4 like this connection, whose local address 127.0.0.1 is on no GID of this port" },
+	{ T(rxe), LL_ETH, LO4, 0, 1,
+	  "GID index 1: RoCE v2, IPv4 ::ffff:10.99.0.1 on va, IPv4 like this connection, whose local address 127.0.0.1 is on no GID of this port" },
+	{ T(rxe), LL_ETH, LO6, 0, 1,
+	  "GID index 1: RoCE v2, IPv4 ::ffff:10.99.0.1 on va (no RoCE v2 GID of this connection's IPv6 family; its local address ::1 is on no GID of this port)" },
+	{ T(rxe), LL_ETH, NULL, 0, 1,
+	  "GID index 1: RoCE v2, IPv4 ::ffff:10.99.0.1 on va, preferred (the connection's address is not known)" },
+	{ T(dual), LL_ETH, LO4, 0, 3,
+	  "GID index 3: RoCE v2, IPv4 ::ffff:10.0.0.5 on eth0, IPv4 like this connection, whose local address 127.0.0.1 is on no GID of this port" },
+	{ T(dual), LL_ETH, LO6, 0, 5,
+	  "GID index 5: RoCE v2, IPv6 fd00::5 on eth0, IPv6 like this connection, whose local address ::1 is on no GID of this port" },
+	{ T(dual), LL_ETH, "fd00::5", 0, 5,
+	  "GID index 5: RoCE v2, IPv6 fd00::5 on eth0, the local address of this connection" },
+	{ T(v6only), LL_ETH, LO6, 0, 1,
+	  "GID index 1: RoCE v2, IPv6 2001:db8::1 on eth1, IPv6 like this connection, whose local address ::1 is on no GID of this port" },
+	{ T(v6only), LL_ETH, LO4, 0, 1,
+	  "GID index 1: RoCE v2, IPv6 2001:db8::1 on eth1 (no RoCE v2 GID of this connection's IPv4 family; its local address 127.0.0.1 is on no GID of this port)" },
+	{ T(v6only), LL_ETH, NULL, 0, 1,
 	  "GID index 1: RoCE v2, IPv6 2001:db8::1 on eth1 (no RoCE v2 IPv4 GID)" },
-	{ T(ll_only), LL_ETH, AF_INET, 0, 0,
+	{ T(ll_only), LL_ETH, LO4, 0, 0,
 	  "GID index 0: RoCE v2, IPv6 link-local fe80::1 on va (no routable RoCE v2 GID: link-local reaches only this link)" },
-	{ T(v1only), LL_ETH, AF_INET, 0, 1,
+	{ T(v1only), LL_ETH, LO4, 0, 1,
 	  "GID index 1: RoCE v1, IPv4 ::ffff:10.0.0.1 on eth2 (no RoCE v2 GID: RoCE v1 does not cross IP routers)" },
-	{ T(untyped), LL_ETH, AF_INET, 0, 0,
+	{ T(v1only), LL_ETH, "10.0.0.1", 0, 1,
+	  "GID index 1: RoCE v1, IPv4 ::ffff:10.0.0.1 on eth2, the local address of this connection (it has no RoCE v2 GID: RoCE v1 does not cross IP routers)" },
+	{ T(untyped), LL_ETH, LO4, 0, 0,
 	  "GID index 0: IB, IPv6 link-local fe80::1 (the port reports no GID types: the first populated GID)" },
-	{ T(shuffled), LL_ETH, AF_INET, 0, 1,
-	  "GID index 1: RoCE v2, IPv4 ::ffff:10.0.0.1 on eth3, matches the peer's IPv4 address" },
-	{ T(ib_port), LL_IB, AF_INET, 0, -1,
+	{ T(shuffled), LL_ETH, LO4, 0, 1,
+	  "GID index 1: RoCE v2, IPv4 ::ffff:10.0.0.1 on eth3, IPv4 like this connection, whose local address 127.0.0.1 is on no GID of this port" },
+	{ T(shuffled), LL_ETH, "10.0.0.2", 0, 2,
+	  "GID index 2: RoCE v2, IPv4 ::ffff:10.0.0.2 on eth3, the local address of this connection" },
+	{ T(ib_port), LL_IB, LO4, 0, -1,
 	  "no GID: InfiniBand routes by LID (give -g to use a GRH)" },
-	{ T(rxe), 0, AF_INET, 0, -1, /* unspecified: an old IB provider */
+	{ T(rxe), 0, LO4, 0, -1, /* unspecified: an old IB provider */
 	  "no GID: InfiniBand routes by LID (give -g to use a GRH)" },
-	{ NULL, 0, LL_ETH, AF_INET, ENODATA, -1,
+	{ NULL, 0, LL_ETH, LO4, ENODATA, -1,
 	  "the port is Ethernet (RoCE) but has no GID: give its network interface an IP address (see --show-gids)" },
 };
+
+/* @text as the sockaddr getsockname() gives: AF_INET for a.b.c.d, else
+ * AF_INET6; NULL for NULL. */
+static const struct sockaddr *local_addr(const char *text,
+					 struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	if (!text)
+		return NULL;
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, text, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+	} else {
+		ck_assert_msg(inet_pton(AF_INET6, text, &in6->sin6_addr) == 1,
+			      "bad address %s", text);
+		in6->sin6_family = AF_INET6;
+	}
+	return (const struct sockaddr *)ss;
+}
 
 START_TEST(choose)
 {
 	const struct choose_case *c = &choose_cases[_i];
 	struct pp_gid_entry tbl[MAX_ENTRIES];
+	struct sockaddr_storage ss;
 	char reason[256];
 	int n, index = 42, ret;
 
 	n = build(c->s, c->n, tbl);
-	ret = pp_gid_choose(tbl, n, c->ll, c->peer, &index, reason,
-			    sizeof(reason));
+	ret = pp_gid_choose(tbl, n, c->ll, local_addr(c->local, &ss), &index,
+			    reason, sizeof(reason));
 	ck_assert_int_eq(ret, c->ret);
 	ck_assert_int_eq(index, c->index);
 	ck_assert_str_eq(reason, c->reason);
@@ -165,20 +220,24 @@ END_TEST
 START_TEST(choose_skips_empty)
 {
 	struct pp_gid_entry tbl[MAX_ENTRIES];
+	struct sockaddr_storage ss;
 	char reason[256];
 	int index, n;
 
 	n = build(T(rxe), tbl);
+	local_addr("10.99.0.1", &ss);
 	tbl[1].populated = false; /* the IPv4 one goes away */
 	tbl[n] = (struct pp_gid_entry){ .index = 2, .type = V2 };
-	ck_assert_int_eq(pp_gid_choose(tbl, n + 1, LL_ETH, AF_INET, &index,
-				       reason, sizeof(reason)),
+	ck_assert_int_eq(pp_gid_choose(tbl, n + 1, LL_ETH,
+				       (struct sockaddr *)&ss, &index, reason,
+				       sizeof(reason)),
 			 0);
 	ck_assert_int_eq(index, 0);
 	/* Every slot empty: ENODATA. */
 	tbl[0].populated = false;
-	ck_assert_int_eq(pp_gid_choose(tbl, n + 1, LL_ETH, AF_INET, &index,
-				       reason, sizeof(reason)),
+	ck_assert_int_eq(pp_gid_choose(tbl, n + 1, LL_ETH,
+				       (struct sockaddr *)&ss, &index, reason,
+				       sizeof(reason)),
 			 ENODATA);
 	ck_assert_int_eq(index, -1);
 }
@@ -191,7 +250,7 @@ START_TEST(reason_cut)
 	int index, n;
 
 	n = build(T(rxe), tbl);
-	ck_assert_int_eq(pp_gid_choose(tbl, n, LL_ETH, AF_INET, &index, reason,
+	ck_assert_int_eq(pp_gid_choose(tbl, n, LL_ETH, NULL, &index, reason,
 				       sizeof(reason)),
 			 0);
 	ck_assert_str_eq(reason, "GID index 1");

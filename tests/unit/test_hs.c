@@ -180,9 +180,9 @@ static const struct {
 	{ 2048, 2048, 0, 2048, NULL },
 	{ 4096, 4096, 512, 512, NULL },
 	{ 1024, 4096, 2048, 0,
-	  "MTU: client asks 2048, client port active MTU 1024" },
+	  "MTU: client asks 2048, client port active MTU 1024: use -m 1024 or less, or raise the client's netdev MTU (RoCE needs about 2152 bytes for 2048)" },
 	{ 4096, 1024, 2048, 0,
-	  "MTU: client asks 2048, server port active MTU 1024" },
+	  "MTU: client asks 2048, server port active MTU 1024: use -m 1024 or less, or raise the server's netdev MTU (RoCE needs about 2152 bytes for 2048)" },
 };
 
 START_TEST(adopt_path_mtu)
@@ -606,7 +606,13 @@ START_TEST(check_limits)
 	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
 	ck_assert_err(
 		&err,
-		"MTU: 4096 asked, port rxe0:1 active MTU 1024 (use -m 1024 or less)");
+		"MTU: 4096 asked, port rxe0:1 active MTU 1024: use -m 1024 or less, or raise this host's netdev MTU (RoCE needs about 4200 bytes for 4096)");
+	caps.link_layer = LL_IB;
+	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), EINVAL);
+	ck_assert_err(
+		&err,
+		"MTU: 4096 asked, port rxe0:1 active MTU 1024: use -m 1024 or less, or raise this host's port MTU (the subnet manager sets it)");
+	caps.link_layer = LL_ETH;
 	h.mtu = 1024;
 	ck_assert_int_eq(pp_hello_check(&h, &caps, &err), 0);
 
@@ -809,7 +815,8 @@ static int srv_full_run(const struct pp_conn *c, const void *arg,
 
 	(void)arg;
 	side_init(&srv, PP_TOOL_RC, 1024);
-	rc = pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, err);
+	rc = pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, NULL,
+				err);
 	if (rc)
 		return rc;
 	if (agreed.size != 8192 || agreed.iters != 42 || agreed.mtu != 1024 ||
@@ -903,7 +910,8 @@ static int srv_mismatch(const struct pp_conn *c, const void *arg,
 	struct side srv, cl;
 
 	mismatch_sides(*i, &srv, &cl);
-	return pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, err);
+	return pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, NULL,
+				  err);
 }
 
 /* Every mismatch, over IPv4 and IPv6: both sides print the same line. */
@@ -944,7 +952,8 @@ static int srv_hello_only(const struct pp_conn *c, const void *arg,
 
 	(void)arg;
 	side_init(&srv, PP_TOOL_RC, 1024);
-	return pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, err);
+	return pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, NULL,
+				  err);
 }
 
 START_TEST(sock_client_closes_early)

@@ -50,42 +50,41 @@ static void fill_thousand(uint64_t *v)
 	shuffle(v, 1000, 0x9e3779b97f4a7c15ULL);
 }
 
-/* Each render_*() prints into a memory stream; the caller frees the text. */
+/*
+ * RENDER(CALL): return what CALL, a report function printing to the stream
+ * f, prints, as text the caller frees.  Each render_*() is one of these.
+ */
+#define RENDER(call)                                  \
+	do {                                          \
+		char *buf = NULL;                     \
+		size_t len = 0;                       \
+		FILE *f = open_memstream(&buf, &len); \
+		ck_assert_ptr_nonnull(f);             \
+		call;                                 \
+		ck_assert_int_eq(fclose(f), 0);       \
+		return buf;                           \
+	} while (0)
+
+static char *render_path_mtu(uint32_t path, uint32_t asked, uint32_t srv,
+			     uint32_t cl)
+{
+	RENDER(pp_report_path_mtu(f, path, asked, srv, cl));
+}
+
 static char *render_addr(const char *label, const struct pp_addr *a)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	pp_report_addr(f, label, a);
-	ck_assert_int_eq(fclose(f), 0);
-	return buf;
+	RENDER(pp_report_addr(f, label, a));
 }
 
 static char *render_totals(uint64_t size, uint64_t iters, double seconds)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	pp_report_totals(f, size, iters, seconds);
-	ck_assert_int_eq(fclose(f), 0);
-	return buf;
+	RENDER(pp_report_totals(f, size, iters, seconds));
 }
 
 static char *render_stats(const struct pp_stats *s, uint64_t size,
 			  uint64_t iters, double seconds)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	pp_report_stats(f, s, size, iters, seconds);
-	ck_assert_int_eq(fclose(f), 0);
-	return buf;
+	RENDER(pp_report_stats(f, s, size, iters, seconds));
 }
 
 START_TEST(test_single_sample)
@@ -293,6 +292,23 @@ START_TEST(test_report_addr_local_v4mapped)
 }
 END_TEST
 
+/* The path MTU and where it came from: both active MTUs, and -m if given. */
+START_TEST(test_report_path_mtu)
+{
+	char *out = render_path_mtu(1024, 0, 1024, 4096);
+
+	ck_assert_str_eq(
+		out,
+		"  path MTU 1024 (server active 1024, client active 4096)\n");
+	free(out);
+	out = render_path_mtu(512, 512, 1024, 4096);
+	ck_assert_str_eq(
+		out,
+		"  path MTU 512 (-m 512; server active 1024, client active 4096)\n");
+	free(out);
+}
+END_TEST
+
 START_TEST(test_report_addr_remote_zero_gid)
 {
 	struct pp_addr a = {
@@ -393,14 +409,7 @@ END_TEST
 
 static char *render_post(uint64_t posts, uint64_t post_ns, uint64_t max_ns)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	pp_report_post(f, posts, post_ns, max_ns);
-	ck_assert_int_eq(fclose(f), 0);
-	return buf;
+	RENDER(pp_report_post(f, posts, post_ns, max_ns));
 }
 
 /* The mean of 3 posts (1.000, 2.000, 3.500 usec) and the longest one. */
@@ -423,6 +432,7 @@ static Suite *stats_suite(void)
 	TCase *tr = tcase_create("report");
 
 	tcase_add_test(tc, test_single_sample);
+	tcase_add_test(tc, test_report_path_mtu);
 	tcase_add_test(tc, test_one_to_ten);
 	tcase_add_test(tc, test_thousand_shuffled);
 	tcase_add_test(tc, test_median_odd_even);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_explain.h - what a failed work completion most likely means, in words
+ * an engineer can act on: pure functions over the completion's status and
+ * what the run knows of its path.
+ *
+ * A completion status names what the NIC saw ("transport retry counter
+ * exceeded"), not why; the likely causes depend on the transport (only a
+ * reliable QP waits for acknowledgements) and on the path (a GRH hop limit
+ * of 1 crosses no IP router).  Every status of enum ibv_wc_status has an
+ * entry; docs/troubleshooting.md is the long form of the same table.
+ */
+#ifndef PP_EXPLAIN_H
+#define PP_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What the run knows when a completion fails. */
+struct pp_explain_ctx {
+	bool recv;		/* the failed work request was a receive */
+	unsigned int hop_limit; /* the GRH hop limit; 0: no GRH (InfiniBand) */
+};
+
+/**
+ * pp_explain_wc() - the likely causes of a failed completion, and what to do
+ * @status: the completion's enum ibv_wc_status (not IBV_WC_SUCCESS)
+ * @ctx: what the run knows of the failed request and its path
+ * @buf: output: one line without a final period ("the peer's NIC did not
+ *       acknowledge: a wrong GID or route (...), a link down on the path,
+ *       or the peer host gone"); "" when nothing useful is known
+ * @len: room in @buf
+ *
+ * Return: @buf.
+ */
+char *pp_explain_wc(int status, const struct pp_explain_ctx *ctx, char *buf,
+		    size_t len);
+
+#endif /* PP_EXPLAIN_H */
