@@ -443,8 +443,7 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 			r->local[i].srqn = r->srqn;
 			r->local[i].tgt_qpn = r->tgt_qp[i]->qp_num;
 		}
-		if (a->use_grh)
-			memcpy(r->local[i].gid, local_gid, 16);
+		memcpy(r->local[i].gid, local_gid, 16);
 	}
 	return r;
 

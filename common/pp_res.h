@@ -45,8 +45,6 @@ struct pp_res_attr {
 	uint8_t ib_port;
 	uint16_t pkey_index;   /* the QPs' P_Key index (INIT) */
 	bool use_event;	       /* make a completion channel */
-	bool use_grh;	       /* addresses carry a GID */
-	int gid_index;	       /* local GID index, when use_grh */
 	const char *xrcd_path; /* XRC: domain file; NULL: PP_XRCD_PATH_FMT */
 	bool plain_send;       /* IBV_WR_SEND, no immediate (rdma-core peers) */
 	struct pp_trace *trace; /* --trace: each step shown; may be NULL */
@@ -87,7 +85,8 @@ struct pp_res {
  * QPs to INIT
  * @ctx: the open device
  * @a: what to create
- * @local_gid: this port's GID at @a->gid_index (all zero without a GRH)
+ * @local_gid: the GID this side uses, for its addresses (all zero: none,
+ *             no GRH)
  * @lid: this port's LID
  * @err: one line naming the step that failed ("register MR of 2 GiB
  *       failed: Cannot allocate memory (lower -s, or raise ulimit -l)")

@@ -219,8 +219,6 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		.ib_port = s->caps.ib_port,
 		.pkey_index = p->pkey_index,
 		.use_event = s->o->use_event,
-		.use_grh = s->gid_index >= 0,
-		.gid_index = s->gid_index,
 		.xrcd_path = s->o->xrcd_path,
 		.plain_send = s->x->plain_send,
 		.trace = &s->trace,
