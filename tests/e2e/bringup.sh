@@ -10,7 +10,9 @@
 #   mtu       -m 4096 on a port whose active MTU is 1024: both sides name
 #             both values and the fix, and exit 1
 #   trace     --trace shows INIT, RTR and RTS with their attributes and
-#             masks, the handshake messages, and the time of each step
+#             masks (the GRH with the client's --hop-limit, --tclass and
+#             --flow-label, which the server adopts), the handshake
+#             messages, and the time of each step
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -92,7 +94,9 @@ mtu)
 	done
 	;;
 trace)
-	run_pair rc_pingpong -- "${pp_gid_opt[@]}" -n 10 --trace
+	# the GRH fields are negotiated: the server adopts the client's
+	run_pair rc_pingpong -- "${pp_gid_opt[@]}" -n 10 --trace \
+		--hop-limit 5 --tclass 32 --flow-label 0x12345
 	pp_expect_status "$sst" 0 server
 	pp_expect_status "$cst" 0 "client with --trace"
 	log=$PP_LOGS/client
@@ -105,7 +109,11 @@ trace)
 	pp_expect_grep '^    dest_qp_num +0x[0-9a-f]{6}$' "$log" "trace: dest QPN"
 	pp_expect_grep '^    rq_psn +0x[0-9a-f]{6}$' "$log" "trace: receive PSN"
 	pp_expect_grep '^    ah_attr.grh.sgid_index +[0-9]+$' "$log" "trace: GID index"
-	pp_expect_grep '^    ah_attr.grh.hop_limit +1$' "$log" "trace: hop limit"
+	pp_expect_grep '^    ah_attr.grh.hop_limit +5$' "$log" "trace: hop limit"
+	pp_expect_grep '^    ah_attr.grh.traffic_class +32$' "$log" \
+		"trace: traffic class"
+	pp_expect_grep '^    ah_attr.grh.flow_label +0x12345$' "$log" \
+		"trace: flow label"
 	pp_expect_grep '^    timeout +14 \(4.096 us' "$log" "trace: timeout"
 	pp_expect_grep '^    retry_cnt +7$' "$log" "trace: retry count"
 	pp_expect_grep '^    mask +IBV_QP_STATE\|IBV_QP_AV\|' "$log" "trace: RTR mask"
