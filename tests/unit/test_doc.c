@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
+#include "pp_main.h"
 #include "pp_session.h"
 
 #define NSIZES 3
@@ -275,6 +277,41 @@ START_TEST(test_no_device_document)
 }
 END_TEST
 
+/*
+ * --samples of a run that fails before its first size, through the tool's
+ * main: a new file is not left behind empty, an existing one is kept as it
+ * was.
+ */
+START_TEST(test_no_device_samples)
+{
+	char path[] = "/tmp/pp_test_samplesXXXXXX";
+	char *argv[] = { "rc_pingpong", "-d", "pp-no-such-device",
+			 "--samples",	path, NULL };
+	char buf[16] = "";
+	FILE *f;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(pp_tool_main(PP_TOOL_RC, 5, argv), PP_EXIT_FAIL);
+	ck_assert_msg(access(path, F_OK) && errno == ENOENT,
+		      "%s was left behind", path);
+
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("old\n", f);
+	fclose(f);
+	ck_assert_int_eq(pp_tool_main(PP_TOOL_RC, 5, argv), PP_EXIT_FAIL);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	unlink(path);
+	ck_assert_str_eq(buf, "old\n");
+}
+END_TEST
+
 /* A run stopped in its second size: the sizes done stay, none is merged. */
 START_TEST(test_partial_sweep_document)
 {
@@ -326,6 +363,7 @@ static Suite *doc_suite(void)
 	tcase_add_test(tc, test_sweep_document);
 	tcase_add_test(tc, test_failed_early_document);
 	tcase_add_test(tc, test_no_device_document);
+	tcase_add_test(tc, test_no_device_samples);
 	tcase_add_test(tc, test_partial_sweep_document);
 	tcase_add_test(tc, test_no_samples_document);
 	suite_add_tcase(su, tc);
