@@ -98,6 +98,9 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o)
 	memset(s, 0, sizeof(*s));
 	s->o = o;
 	s->started = (int64_t)time(NULL);
+	/* What --json reports if the device cannot be opened: no GRH. */
+	s->gid_index = -1;
+	s->caps.ib_port = (uint8_t)o->ib_port;
 	s->lfd = -1;
 	s->conn = (struct pp_conn){
 		.fd = -1,
