@@ -93,7 +93,8 @@ struct pp_lhist {
  * pp_lhist_index() - the bucket of a value
  * @ns: a value below PP_LHIST_LIMIT
  *
- * Return: its bucket, 0..PP_LHIST_NBUCKETS - 1 (for @ns below the limit).
+ * Return: its bucket, 0..PP_LHIST_NBUCKETS - 1 (past the end for @ns at or
+ * above the limit: pp_lhist_record() counts those apart).
  */
 static inline size_t pp_lhist_index(uint64_t ns)
 {
@@ -104,7 +105,13 @@ static inline size_t pp_lhist_index(uint64_t ns)
 	return ((size_t)shift << PP_LHIST_SUB_BITS) + (size_t)(ns >> shift);
 }
 
-/* The rare case of pp_lhist_record(), out of line. */
+/**
+ * pp_lhist_record_overflow() - count a value past the range
+ * @h: the histogram
+ * @ns: the value, >= PP_LHIST_LIMIT (min and max already updated)
+ *
+ * The rare case of pp_lhist_record(), out of line; call that instead.
+ */
 void pp_lhist_record_overflow(struct pp_lhist *h, uint64_t ns);
 
 /**
