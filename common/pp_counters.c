@@ -548,7 +548,7 @@ char *pp_counters_format(const struct pp_counters_delta *d, char *buf,
 		need = strlen(items[cur]) + (have_next ? strlen(MARK) : 0);
 		if (used + need >= len) {
 			/* after the prefix alone, "..." without a comma */
-			const char *mark = used == (size_t)n ? MARK + 2 : MARK;
+			const char *mark = used == (size_t)n ? "..." : MARK;
 
 			if (used + strlen(mark) < len)
 				memcpy(buf + used, mark, strlen(mark) + 1);
