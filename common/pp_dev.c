@@ -77,18 +77,13 @@ struct ibv_context *pp_dev_open(const char *name, uint8_t ib_port,
 
 	list = ibv_get_device_list(&n);
 	if (!list) {
-		saved = errno;
-		pp_err_set(
-			err,
-			"no RDMA devices: %s (is the driver loaded? for Soft-RoCE: rdma link add rxe0 type rxe netdev <if>)",
-			strerror(saved));
+		saved = errno; /* ENOSYS without kernel support: not news */
+		pp_err_set(err, PP_DEV_NONE_MSG);
 		errno = saved;
 		return NULL;
 	}
 	if (n == 0) {
-		pp_err_set(
-			err,
-			"no RDMA devices found (is the driver loaded? for Soft-RoCE: rdma link add rxe0 type rxe netdev <if>)");
+		pp_err_set(err, PP_DEV_NONE_MSG);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {

@@ -10,6 +10,10 @@
 
 #include "pp_err.h"
 
+/* The one line for a host without RDMA devices (open and --show-gids). */
+#define PP_DEV_NONE_MSG \
+	"no RDMA devices found (is the driver loaded? for Soft-RoCE: rdma link add rxe0 type rxe netdev <if>)"
+
 struct ibv_context;
 
 /* What one side's device and port can do: plain data, built in tests too. */

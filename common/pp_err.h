@@ -19,7 +19,7 @@
 
 #define PP_ERR_LEN 512
 
-/* Exit statuses of every tool, documented in the man pages. */
+/* Exit statuses of every tool, explained in pp_exit_docs[]. */
 enum pp_exit {
 	PP_EXIT_OK = 0,	    /* every iteration completed, data matched */
 	PP_EXIT_FAIL = 1,   /* a runtime failure, here or at the peer */
@@ -27,6 +27,18 @@ enum pp_exit {
 	PP_EXIT_DATA = 3,   /* -c found received data that did not match */
 	PP_EXIT_INTR = 130, /* SIGINT/SIGTERM stopped a run (128 + SIGINT) */
 };
+
+/*
+ * What each exit status means: the one written list, from which pp_mangen
+ * writes the EXIT STATUS section of every man page (pandoc Markdown).
+ */
+struct pp_exit_doc {
+	int status;	  /* enum pp_exit */
+	const char *text; /* one paragraph */
+};
+
+extern const struct pp_exit_doc pp_exit_docs[];
+extern const size_t pp_exit_ndocs;
 
 struct pp_err {
 	char msg[PP_ERR_LEN]; /* one line, no newline; "" when unset */

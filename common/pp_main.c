@@ -6,6 +6,7 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pp_interop.h"
 #include "pp_doc.h"
@@ -122,8 +123,11 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 
 	if (o.samples_path) {
 		/* find out now, not after the run, that the file cannot be */
+		bool existed = !access(o.samples_path, F_OK);
 		FILE *f = fopen(o.samples_path, "a");
 
+		if (f && !existed)
+			unlink(o.samples_path); /* a run that fails early: none */
 		if (!f) {
 			fprintf(stderr,
 				"%s: --samples: cannot write %s: %s (give a writable path)\n",

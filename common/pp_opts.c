@@ -569,6 +569,13 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 					      "");
 			return EINVAL;
 		}
+		if (ret && d->id == PP_OPT_SIZE && o->tool == PP_TOOL_UD) {
+			pp_err_set(
+				err,
+				"%s %s is out of range: a UD message is 1 byte up to the path MTU (at most 4096)",
+				opt_label(d, label, sizeof(label)), arg);
+			return ret;
+		}
 		if (ret) {
 			pp_err_set(err,
 				   "%s %s is out of range: allowed %" PRIu64
@@ -611,6 +618,14 @@ static void opt_build(enum pp_tool tool, char *shorts, struct option *longs)
 	*longs = (struct option){ 0 };
 }
 
+/* The end of an "unknown option" line: why UD has no -m, or "see --help". */
+static const char *opt_not_here(const struct pp_opts *o, bool is_mtu)
+{
+	if (o->tool == PP_TOOL_UD && is_mtu)
+		return ": UD has no path MTU option, each message must fit the port's active MTU (--show-gids prints it)";
+	return " (see --help)";
+}
+
 /* getopt_long said '?' with optopt 0: an unknown or ambiguous long option. */
 static void opt_unknown_long(const struct pp_opts *o, const char *text,
 			     struct pp_err *err)
@@ -638,8 +653,10 @@ static void opt_unknown_long(const struct pp_opts *o, const char *text,
 		pp_err_set(err, "ambiguous option '--%.*s': could be %s",
 			   (int)len, name, list);
 	else
-		pp_err_set(err, "unknown option '--%.*s' for %s (see --help)",
-			   (int)len, name, pp_tool_name(o->tool));
+		pp_err_set(err, "unknown option '--%.*s' for %s%s", (int)len,
+			   name, pp_tool_name(o->tool),
+			   opt_not_here(o,
+					len == 3 && !strncmp(name, "mtu", 3)));
 }
 
 /* getopt_long said '?' (@missing false) or ':' (@missing true). */
@@ -658,9 +675,9 @@ static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
 			   opt_label(d, label, sizeof(label)));
 	} else if (optopt) {
 		if (optopt > 0 && optopt < 127 && optopt > ' ')
-			pp_err_set(err,
-				   "unknown option '-%c' for %s (see --help)",
-				   optopt, pp_tool_name(o->tool));
+			pp_err_set(err, "unknown option '-%c' for %s%s", optopt,
+				   pp_tool_name(o->tool),
+				   opt_not_here(o, optopt == 'm'));
 		else
 			pp_err_set(err, "unknown option (see --help)");
 	} else {

@@ -102,6 +102,9 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o,
 	s->o = o;
 	s->stock_fd = -1;
 	s->started = (int64_t)time(NULL);
+	/* What --json reports if the device cannot be opened: no GRH. */
+	s->gid_index = -1;
+	s->caps.ib_port = (uint8_t)o->ib_port;
 	s->lfd = -1;
 	s->conn = (struct pp_conn){
 		.fd = -1,

@@ -235,9 +235,7 @@ static int show_all(struct sink *s, const char *devname, unsigned int ib_port,
 	pp_err_clear(err);
 	list = ibv_get_device_list(&n);
 	if (!list || n == 0) {
-		pp_err_set(
-			err,
-			"no RDMA devices found (is the driver loaded? for Soft-RoCE: rdma link add rxe0 type rxe netdev <if>)");
+		pp_err_set(err, PP_DEV_NONE_MSG);
 		if (list)
 			ibv_free_device_list(list);
 		return ENODEV;

@@ -6,7 +6,8 @@
 # (unit, then e2e in a Soft-RoCE guest when the host has no RDMA device).
 #
 # Usage: bash tests/run-all.sh [CTEST-ARGS...]   e.g. -L unit, -R rc.poll
-# With no arguments it also runs valgrind on the unit suites, the fuzzers
+# With no arguments it also builds the tools once as a user without Check
+# would (tests/nocheck.sh), and runs valgrind on the unit suites, the fuzzers
 # (PP_FUZZ_SECONDS each, default 15) and the sanitizer build (PP_QUICK=1
 # skips those three).
 # Environment: PP_BUILD_DIR (default: build-all), PP_WERROR (default: ON).
@@ -32,6 +33,9 @@ cmake --build "$build" -j"$(nproc)" >/dev/null
 # With no ctest arguments (the full run, as in CI): the robustness checks
 # first, so that ctest's summary is the last thing printed.  Each prints one
 # summary line and fails the run on any finding (docs/robustness.md).
+if (($# == 0)); then
+	bash tests/nocheck.sh
+fi
 if (($# == 0)) && [[ ${PP_QUICK:-0} != 1 ]]; then
 	PP_BUILD_DIR=$build bash tests/valgrind.sh
 	bash tests/fuzz/run.sh "${PP_FUZZ_SECONDS:-15}"

@@ -186,6 +186,16 @@ guests=${guests:-1}
 st=$(allinfo host_status | sort -n | tail -n 1)
 st=${st:-0}
 
+# "MIN-MAX s (TR SIZE)": the shortest run, and the longest with what it ran
+# (WALL, field 11, of the measured runs): the pilot only aims at a duration.
+wall_range() {
+	tr -d '\r' <"$work/raw" |
+		awk -F, '$1 == "PPBENCH" && $2 != "pilot" && $11 != "" {
+			if (n++ == 0 || $11 < lo) lo = $11
+			if (n == 1 || $11 > hi) { hi = $11; what = $3 " at " $4 " bytes" }
+		} END { if (n) printf "%s-%s s (the longest: %s)", lo, hi, what }'
+}
+
 # Per KIND,TRANSPORT,SIZE,WHO: median, min, max of FIELD over the runs that
 # succeeded, as "KIND TR SIZE WHO ITERS N MEDIAN MIN MAX". Sorting does the
 # work (POSIX awk has no sort); the median of an even count is the mean of
@@ -418,7 +428,9 @@ do. See [measurement.md](measurement.md) for how the tools measure.
   $guests (after waiting $(info host_waited_seconds) s for others to end)$( ((guests <= 1)) || echo " — **other guests competed for the CPUs during this run, which slows every tool and widens the spread; ratios are still paired run by run, absolute figures are inflated**").
 - Both ends on the same device (\`rxe0\`), the TCP exchange over 127.0.0.1.
   For each transport and size, a short pilot run of the stock tool fixes
-  \`-n\` so that one run takes about $(info target_seconds) s; then our tool
+  \`-n\`, aiming at about $(info target_seconds) s per run; a pilot of a few
+  iterations misjudges some cases, and ours may take longer than the stock
+  tool, so the runs took $(wall_range) (WALL in the raw data); then our tool
   and the stock one run alternately (ours, stock, ours, ...), $(info reps)
   times each, with the same \`-s\`, \`-n\`, \`-r $(info rx_depth)\` (and
   \`-q $(info srq_qps)\` for SRQ). Our server gets only \`-d\` and \`-p\` (it
@@ -433,7 +445,7 @@ do. See [measurement.md](measurement.md) for how the tools measure.
   sides reports one-way latency (half a round trip); its \`t_typical\` is
   the median. We compare the median round trip of our \`latency usec:\` line,
   halved.
-- The goal of issue 6: ours <= 0.95 x stock usec/iter at every size for RC,
+- The goal: ours <= 0.95 x stock usec/iter at every size for RC,
   UC, SRQ and UD (up to the MTU), and our RTT/2 <= \`ib_send_lat\`'s
   \`t_typical\` from 2 to 4096 bytes.
 

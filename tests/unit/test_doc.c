@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
 #include "check_main.h"
 #include "pp_doc.h"
+#include "pp_main.h"
 
 #define NSIZES 3
 
@@ -249,6 +251,74 @@ START_TEST(test_failed_early_document)
 }
 END_TEST
 
+/*
+ * A run that fails before opening a device, through pp_session_open() as the
+ * tools call it (no such device, or none at all): no GRH is known, so the
+ * GID fields are null, not index 0, "::" and "none".
+ */
+START_TEST(test_no_device_document)
+{
+	char *text, *checks = NULL;
+
+	pp_opts_init(&o, PP_TOOL_RC, "rc_pingpong");
+	o.ib_devname = "pp-no-such-device";
+	ck_assert_int_ne(pp_session_open(&s, &o, &pp_exchange_ours), 0);
+	text = doc_text(pp_exit_status(ENODEV), s.err.msg);
+	pp_session_close(&s);
+	ck_assert_int_gt(
+		asprintf(
+			&checks,
+			"%s"
+			"dev = d[\"device\"]\n"
+			"assert dev[\"name\"] is None and dev[\"port\"] == 1, dev\n"
+			"assert dev[\"gid_index\"] is None and dev[\"gid\"] is None, dev\n"
+			"assert dev[\"gid_type\"] is None and dev[\"gid_auto\"] is False, dev\n"
+			"assert d[\"addresses\"] == {\"local\": [], \"remote\": []}\n"
+			"assert d[\"results\"] == []\n"
+			"assert d[\"status\"][\"exit\"] == 1 and d[\"status\"][\"error\"], d[\"status\"]\n",
+			fields),
+		0);
+	expect_doc(text, checks);
+	free(checks);
+	free(text);
+}
+END_TEST
+
+/*
+ * --samples of a run that fails before its first size, through the tool's
+ * main: a new file is not left behind empty, an existing one is kept as it
+ * was.
+ */
+START_TEST(test_no_device_samples)
+{
+	char path[] = "/tmp/pp_test_samplesXXXXXX";
+	char *argv[] = { "rc_pingpong", "-d", "pp-no-such-device",
+			 "--samples",	path, NULL };
+	char buf[16] = "";
+	FILE *f;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(pp_tool_main(PP_TOOL_RC, 5, argv), PP_EXIT_FAIL);
+	ck_assert_msg(access(path, F_OK) && errno == ENOENT,
+		      "%s was left behind", path);
+
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("old\n", f);
+	fclose(f);
+	ck_assert_int_eq(pp_tool_main(PP_TOOL_RC, 5, argv), PP_EXIT_FAIL);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	unlink(path);
+	ck_assert_str_eq(buf, "old\n");
+}
+END_TEST
+
 /* A run stopped in its second size: the sizes done stay, none is merged. */
 START_TEST(test_partial_sweep_document)
 {
@@ -299,6 +369,8 @@ static Suite *doc_suite(void)
 
 	tcase_add_test(tc, test_sweep_document);
 	tcase_add_test(tc, test_failed_early_document);
+	tcase_add_test(tc, test_no_device_document);
+	tcase_add_test(tc, test_no_device_samples);
 	tcase_add_test(tc, test_partial_sweep_document);
 	tcase_add_test(tc, test_no_samples_document);
 	suite_add_tcase(su, tc);

@@ -428,9 +428,16 @@ START_TEST(test_err_not_for_tool)
 		    "'--num-qp'");
 	expect_fail(PP_TOOL_UD, "--uc", EINVAL, "unknown option", "'--uc'");
 	expect_fail(PP_TOOL_SRQ, "--uc", EINVAL, "unknown option", "'--uc'");
-	expect_fail(PP_TOOL_UD, "-m 1024", EINVAL, "unknown option", "'-m'");
-	expect_fail(PP_TOOL_UD, "--mtu=1024", EINVAL, "unknown option",
-		    "'--mtu'");
+	expect_fail(PP_TOOL_UD, "-m 1024", EINVAL, "unknown option '-m'",
+		    "UD has no path MTU option");
+	expect_fail(PP_TOOL_UD, "--mtu=1024", EINVAL, "unknown option '--mtu'",
+		    "must fit the port's active MTU");
+	expect_fail(PP_TOOL_UD, "--mt=1024", EINVAL, "unknown option '--mt'",
+		    "see --help");
+	expect_fail(PP_TOOL_UD, "-s 0", ERANGE, "out of range",
+		    "up to the path MTU (at most 4096)");
+	expect_fail(PP_TOOL_RC, "-s 0", ERANGE, "out of range",
+		    "allowed 1..2147483648");
 	expect_fail(PP_TOOL_UD, "-q 1", EINVAL, "unknown option", "'-q'");
 }
 END_TEST
