@@ -223,6 +223,33 @@ static const char *fmt_value(char *buf, size_t len, uint64_t v,
 	return buf;
 }
 
+char *pp_hello_describe(const struct pp_hello *h, char *buf, size_t len)
+{
+	size_t used = 0;
+	char v[32];
+	int w;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+#define DESCRIBE(label, text)                                   \
+	if (used < len) {                                       \
+		w = snprintf(buf + used, len - used, "%s%s %s", \
+			     used ? ", " : "", label, text);    \
+		used += w > 0 ? (size_t)w : 0;                  \
+	}
+#define DESCRIBE_NUM(name, opt, type, off, valid, zero, wname, label, unit, \
+		     ...)                                                   \
+	DESCRIBE(label, fmt_value(v, sizeof(v), h->name, zero, unit))
+#define DESCRIBE_FLAG(name, opt, bit_name, bit, inverted, label, ...) \
+	DESCRIBE(label, on_off((!(h->flags & bit_name)) == (inverted)))
+	PP_PARAMS(DESCRIBE_NUM, DESCRIBE_FLAG, PP_PARAM_NONE)
+#undef DESCRIBE_NUM
+#undef DESCRIBE_FLAG
+#undef DESCRIBE
+	return buf;
+}
+
 /*
  * An option the server set explicitly must equal the client's: each
  * parameter of PP_PARAMS in turn, then the transport (--uc).

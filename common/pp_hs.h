@@ -77,6 +77,17 @@ void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 size_t pp_sweep_sizes(const struct pp_hello *h, uint64_t *sizes);
 
 /**
+ * pp_hello_describe() - the parameters of @h in words, for --trace
+ * @h: a HELLO (the agreed one)
+ * @buf: output: "size 4096, size sweep (-a) off, iterations 1000, ...",
+ *       each parameter of PP_PARAMS by its label, in its order
+ * @len: room in @buf; a line that does not fit is cut
+ *
+ * Return: @buf.
+ */
+char *pp_hello_describe(const struct pp_hello *h, char *buf, size_t len);
+
+/**
  * pp_hello_check() - can the port @caps run what @h asks for?
  * @h: the parameters asked for (from the command line, or from the client)
  * @caps: the port that has to run them

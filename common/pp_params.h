@@ -13,7 +13,7 @@
  *   pp_wire.c    the bytes (offset, width from the type) and the range check
  *   pp_hs.c      HELLO from the options; an explicit server value must
  *                match ("size: client 4096, server 1024"); the answer must
- *                be what was asked
+ *                be what was asked; the --trace line of the agreed ones
  *   pp_doc.c     the "params" object of the JSON document, in this order
  *
  * Adding a parameter: one line here, its option's row in pp_opts.c (letter,
@@ -31,7 +31,8 @@
  *          exchange, "auto"; known in JSON once agreed; the server answers
  *          with the value it chose) or PP_ZERO_OFF (0: off; null in JSON)
  *   wname  the decoder's name for it ("size out of range")
- *   label  its name in a mismatch line, and unit after each value
+ *   label  its name in a mismatch line and in --trace's "parameters:"
+ *          line (pp_hello_describe()), and unit after each value
  *   json   its key in the JSON "params" object
  *   jnull  JSON null when this expression of p (the options or the HELLO)
  *          holds

@@ -154,8 +154,16 @@ static int tell_peer(struct pp_session *s, int ret)
 
 int pp_session_connect(struct pp_session *s)
 {
+	char line[512];
+	int ret;
+
 	s->started = (int64_t)time(NULL); /* this run's, for --json */
-	return s->x->agree(s);
+	ret = s->x->agree(s);
+	if (!ret)
+		pp_trace_step(&s->trace, "parameters: %s",
+			      pp_hello_describe(&s->agreed, line,
+						sizeof(line)));
+	return ret;
 }
 
 /* Ours: TCP, the GID for the peer's address family, and HELLO. */

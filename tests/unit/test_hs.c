@@ -151,6 +151,37 @@ START_TEST(adopt_client_params)
 }
 END_TEST
 
+/* --trace's "parameters:" line: every parameter by its label. */
+START_TEST(hello_describe)
+{
+	struct pp_hello h = {
+		.tool = PP_TOOL_RC,
+		.transport = PP_TR_RC,
+		.flags = PP_F_VALIDATE | PP_F_NO_INLINE,
+		.size = 4096,
+		.iters = 1000,
+		.duration_s = 5,
+		.rx_depth = 500,
+		.sl = 2,
+		.hop_limit = 64,
+		.tclass = 106,
+		.flow_label = 0xabcde,
+		.num_qps = 1,
+	};
+	char buf[512], small[10];
+
+	ck_assert_str_eq(
+		pp_hello_describe(&h, buf, sizeof(buf)),
+		"size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key index 0, flow label 703710, QPs 1, data validation on, inline sends off");
+	h.mtu = 1024;
+	ck_assert_ptr_nonnull(strstr(pp_hello_describe(&h, buf, sizeof(buf)),
+				     ", MTU 1024, "));
+	/* cut, never overrun */
+	ck_assert_str_eq(pp_hello_describe(&h, small, sizeof(small)),
+			 "size 4096");
+}
+END_TEST
+
 START_TEST(adopt_explicit_equal_is_fine)
 {
 	struct pp_hello agreed;
@@ -1471,6 +1502,7 @@ static Suite *hs_suite(void)
 	tcase_add_test(pure, adopt_measure);
 	tcase_add_test(pure, sweep_sizes);
 	tcase_add_test(pure, adopt_client_params);
+	tcase_add_test(pure, hello_describe);
 	tcase_add_test(pure, adopt_explicit_equal_is_fine);
 	tcase_add_loop_test(pure, adopt_path_mtu, 0,
 			    (int)(sizeof(mtu_cases) / sizeof(mtu_cases[0])));
