@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pp_be.h"
 #include "pp_counters.h"
 #include "pp_json.h"
 
@@ -618,39 +619,6 @@ int pp_counters_json(struct pp_json *j, const struct pp_counters_delta *d)
 	return pp_json_end_object(j);
 }
 
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	put_be16(p, (uint16_t)(v >> 16));
-	put_be16(p + 2, (uint16_t)v);
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
-}
-
-static uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)get_be16(p) << 16 | get_be16(p + 2);
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
-}
-
 /* Why one record is refused; NULL when it is good. */
 static const char *check_record(const struct pp_counter_delta *cd,
 				const struct pp_counter_delta *prev)
@@ -702,9 +670,9 @@ int pp_counters_encode(const struct pp_counters_delta *d, uint8_t *buf,
 		return ENOSPC;
 	buf[0] = PP_COUNTERS_WIRE_VERSION;
 	buf[1] = d->no_dirs ? 1 : 0;
-	put_be16(buf + 2, (uint16_t)d->n);
-	put_be32(buf + 4, d->port);
-	put_be32(buf + 8, (uint32_t)d->skipped);
+	pp_put_be16(buf + 2, (uint16_t)d->n);
+	pp_put_be32(buf + 4, d->port);
+	pp_put_be32(buf + 8, (uint32_t)d->skipped);
 	buf[12] = (uint8_t)dev_len;
 	memcpy(buf + 13, d->dev, dev_len);
 	off = PP_COUNTERS_WIRE_HDR + dev_len;
@@ -714,8 +682,8 @@ int pp_counters_encode(const struct pp_counters_delta *d, uint8_t *buf,
 
 		buf[off] = cd->dir;
 		buf[off + 1] = cd->flags;
-		put_be16(buf + off + 2, (uint16_t)cd->err);
-		put_be64(buf + off + 4, cd->delta);
+		pp_put_be16(buf + off + 2, (uint16_t)cd->err);
+		pp_put_be64(buf + off + 4, cd->delta);
 		buf[off + 12] = (uint8_t)n;
 		memcpy(buf + off + 13, cd->name, n);
 		off += PP_COUNTERS_WIRE_REC + n;
@@ -745,13 +713,13 @@ int pp_counters_decode(const uint8_t *buf, size_t len,
 		return bad(why, "counters: another version");
 	if (buf[1] & ~1U)
 		return bad(why, "counters: unknown flags");
-	count = get_be16(buf + 2);
+	count = pp_get_be16(buf + 2);
 	if (count > PP_COUNTERS_MAX)
 		return bad(why, "counters: too many");
-	d->port = get_be32(buf + 4);
+	d->port = pp_get_be32(buf + 4);
 	if (d->port < 1 || d->port > 255)
 		return bad(why, "counters: port out of range");
-	d->skipped = get_be32(buf + 8);
+	d->skipped = pp_get_be32(buf + 8);
 	d->no_dirs = buf[1] & 1;
 	dev_len = buf[12];
 	if (dev_len > len - PP_COUNTERS_WIRE_HDR)
@@ -781,8 +749,8 @@ int pp_counters_decode(const uint8_t *buf, size_t len,
 		memcpy(cd->name, buf + off + 13, n);
 		cd->dir = buf[off];
 		cd->flags = buf[off + 1];
-		cd->err = get_be16(buf + off + 2);
-		cd->delta = get_be64(buf + off + 4);
+		cd->err = pp_get_be16(buf + off + 2);
+		cd->delta = pp_get_be64(buf + off + 4);
 		w = check_record(cd, i ? &d->d[i - 1] : NULL);
 		if (w)
 			return bad(why, w);

@@ -13,13 +13,8 @@
 #include "pp_hist.h"
 #include "pp_stats.h"
 
-/*
- * The smallest width of 1, 2 or 5 times a power of ten whose bins, starting
- * at @lo rounded down to a multiple of it, cover [@lo, @hi] in at most
- * @nbins bins.  Sets @start and @used.
- */
-static uint64_t nice_width(uint64_t lo, uint64_t hi, unsigned int nbins,
-			   uint64_t *start, unsigned int *used)
+uint64_t pp_hist_nice_width(uint64_t lo, uint64_t hi, unsigned int nbins,
+			    uint64_t *start, unsigned int *used)
 {
 	static const uint64_t steps[] = { 1, 2, 5 };
 	uint64_t mag = 1, w, s;
@@ -66,7 +61,7 @@ int pp_hist_compute(const uint64_t *ns, size_t n, unsigned int nbins,
 	h->min = v[0];
 	h->max = v[n - 1];
 	hi = pp_percentile(v, n, 99.9);
-	h->width = nice_width(h->min, hi, nbins, &h->lo, &h->nbins);
+	h->width = pp_hist_nice_width(h->min, hi, nbins, &h->lo, &h->nbins);
 	for (i = 0; i < n; i++) {
 		idx = (v[i] - h->lo) / h->width;
 		if (idx < h->nbins)

@@ -64,4 +64,18 @@ int pp_hist_compute(const uint64_t *ns, size_t n, unsigned int nbins,
  */
 void pp_hist_print(FILE *f, const struct pp_hist *h, unsigned int bar);
 
+/**
+ * pp_hist_nice_width() - the bin width of a histogram of [@lo, @hi]
+ * @lo: the smallest value
+ * @hi: the largest value
+ * @nbins: the most bins there may be
+ * @start: the first bin's lower edge: @lo rounded down to the width
+ * @used: the bins used
+ *
+ * Return: the smallest width of 1, 2 or 5 times a power of ten whose bins,
+ * from @start, cover [@lo, @hi] in at most @nbins bins.
+ */
+uint64_t pp_hist_nice_width(uint64_t lo, uint64_t hi, unsigned int nbins,
+			    uint64_t *start, unsigned int *used);
+
 #endif /* PP_HIST_H */

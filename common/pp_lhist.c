@@ -13,69 +13,6 @@
 #include "pp_lhist.h"
 #include "pp_stats.h"
 
-/*
- * The nearest-rank rule of pp_stats.c, copied: pp_stats.h exports only the
- * percentile of a sorted array.  Keep the two the same (test_lhist.c checks
- * that they agree).  The 1-based rank ceil(p / 100 * n), clamped to 1..n; a
- * product within 1e-9 (relative) of a whole number is taken as that number.
- */
-#define PP_RANK_EPS 1e-9
-
-static uint64_t nearest_rank(uint64_t n, double p)
-{
-	double x = p / 100.0 * (double)n;
-	double r;
-
-	if (!(x > 1.0)) /* also NaN */
-		return 1;
-	if (x >= (double)n)
-		return n;
-	r = nearbyint(x);
-	if (fabs(x - r) <= PP_RANK_EPS * x)
-		x = r;
-	else
-		x = ceil(x);
-	if (x >= (double)n)
-		return n;
-	return (uint64_t)x;
-}
-
-/*
- * The bin width rule of pp_hist.c, copied: pp_hist.h exports only
- * pp_hist_compute() over raw samples.  The smallest width of 1, 2 or 5
- * times a power of ten whose bins, from @lo rounded down to a multiple of
- * it, cover [@lo, @hi] in at most @nbins bins.  Sets @start and @used.
- */
-static uint64_t nice_width(uint64_t lo, uint64_t hi, unsigned int nbins,
-			   uint64_t *start, unsigned int *used)
-{
-	static const uint64_t steps[] = { 1, 2, 5 };
-	uint64_t mag = 1, w, s;
-	size_t i;
-
-	for (;;) {
-		for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-			w = steps[i] * mag;
-			s = lo / w * w;
-			if ((hi - s) / w < nbins) {
-				*start = s;
-				*used = (unsigned int)((hi - s) / w + 1);
-				return w;
-			}
-		}
-		if (mag > UINT64_MAX / 50)
-			break;
-		mag *= 10;
-	}
-	w = (hi - lo) / nbins + 1;
-	if (!w)
-		w = UINT64_MAX;
-	*start = lo;
-	*used = (hi - lo) / w < nbins ? (unsigned int)((hi - lo) / w + 1) :
-					nbins;
-	return w;
-}
-
 size_t pp_lhist_size(void)
 {
 	return sizeof(struct pp_lhist) + PP_LHIST_NBUCKETS * sizeof(uint64_t);
@@ -198,7 +135,7 @@ uint64_t pp_lhist_percentile(const struct pp_lhist *h, double p)
 {
 	if (!h->n)
 		return 0;
-	return pp_lhist_rank(h, nearest_rank(h->n, p));
+	return pp_lhist_rank(h, pp_stats_nearest_rank(h->n, p));
 }
 
 static double ns_to_us(long double ns)
@@ -288,7 +225,8 @@ int pp_lhist_hist(const struct pp_lhist *h, unsigned int nbins,
 	out->min = h->min;
 	out->max = h->max;
 	hi = pp_lhist_percentile(h, 99.9);
-	out->width = nice_width(h->min, hi, nbins, &out->lo, &out->nbins);
+	out->width =
+		pp_hist_nice_width(h->min, hi, nbins, &out->lo, &out->nbins);
 	/* Values past the range are somewhere in [2^42, max]: max's bin. */
 	add_to_bin(out, h->max, h->overflow);
 	if (!used_range(h, &first, &last))

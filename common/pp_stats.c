@@ -22,11 +22,11 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
- * The 1-based nearest rank ceil(p / 100 * n), clamped to 1..n.  A product
- * that lands within rounding error of a whole number (99.9 / 100 * 1000 is
- * 999.0000000000001 in binary) is taken as that number, not the next one.
+ * A product that lands within rounding error of a whole number (99.9 / 100
+ * * 1000 is 999.0000000000001 in binary) is taken as that number, not the
+ * next one.
  */
-static size_t nearest_rank(size_t n, double p)
+uint64_t pp_stats_nearest_rank(uint64_t n, double p)
 {
 	double x = p / 100.0 * (double)n;
 	double r;
@@ -42,14 +42,14 @@ static size_t nearest_rank(size_t n, double p)
 		x = ceil(x);
 	if (x >= (double)n)
 		return n;
-	return (size_t)x;
+	return (uint64_t)x;
 }
 
 uint64_t pp_percentile(const uint64_t *sorted, size_t n, double p)
 {
 	if (!sorted || !n)
 		return 0;
-	return sorted[nearest_rank(n, p) - 1];
+	return sorted[pp_stats_nearest_rank(n, p) - 1];
 }
 
 static double ns_to_us(long double ns)

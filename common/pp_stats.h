@@ -55,4 +55,15 @@ uint64_t *pp_stats_sorted(const uint64_t *ns, size_t n);
  */
 uint64_t pp_percentile(const uint64_t *sorted, size_t n, double p);
 
+/**
+ * pp_stats_nearest_rank() - the 1-based nearest rank of percentile @p among
+ * @n values: ceil(@p / 100 * @n), clamped to 1..@n
+ * @n: how many values (at least 1)
+ * @p: the percentile, 0..100
+ *
+ * Return: the rank; a product within 1e-9 (relative) of a whole number is
+ * that number.
+ */
+uint64_t pp_stats_nearest_rank(uint64_t n, double p);
+
 #endif /* PP_STATS_H */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pp_be.h"
 #include "pp_wire.h"
 
 /* Offsets inside the header and the bodies; see the layout in pp_wire.h. */
@@ -47,57 +48,6 @@
 #define ERROR_TEXT 4
 
 #define IBV_LINK_LAYER_MAX 2 /* UNSPECIFIED, INFINIBAND, ETHERNET */
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	put_be16(p, (uint16_t)(v >> 16));
-	put_be16(p + 2, (uint16_t)v);
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
-}
-
-static uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)get_be16(p) << 16 | get_be16(p + 2);
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
-}
-
-/* A big-endian number of @width bytes (1..8): the parameters' codec. */
-static void put_be(uint8_t *p, size_t width, uint64_t v)
-{
-	while (width--) {
-		p[width] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint64_t get_be(const uint8_t *p, size_t width)
-{
-	uint64_t v = 0;
-
-	while (width--)
-		v = v << 8 | *p++;
-	return v;
-}
 
 static bool all_zero(const uint8_t *p, size_t n)
 {
@@ -284,41 +234,41 @@ static void put_hello(uint8_t *p, const struct pp_hello *h)
 	memset(p, 0, PP_WIRE_HELLO_LEN);
 	p[HELLO_TOOL] = h->tool;
 	p[HELLO_TRANSPORT] = h->transport;
-	put_be16(p + HELLO_FLAGS, h->flags);
+	pp_put_be16(p + HELLO_FLAGS, h->flags);
 	p[HELLO_LINK_LAYER] = h->link_layer;
-	put_be16(p + HELLO_ACTIVE_MTU, h->active_mtu);
-	put_be16(p + HELLO_GID_INDEX, h->gid_index);
+	pp_put_be16(p + HELLO_ACTIVE_MTU, h->active_mtu);
+	pp_put_be16(p + HELLO_GID_INDEX, h->gid_index);
 	p[HELLO_GID_TYPE] = h->gid_type;
 #define PUT_NUM(name, opt, type, off, ...) \
-	put_be(p + (off), sizeof(h->name), h->name);
+	pp_put_be(p + (off), sizeof(h->name), h->name);
 	PP_PARAMS(PUT_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
 #undef PUT_NUM
 }
 
 static void put_addr(uint8_t *p, const struct pp_addr *a)
 {
-	put_be16(p + ADDR_LID, a->lid);
-	put_be16(p + ADDR_RESERVED, 0);
-	put_be32(p + ADDR_QPN, a->qpn);
-	put_be32(p + ADDR_PSN, a->psn);
-	put_be32(p + ADDR_SRQN, a->srqn);
-	put_be32(p + ADDR_TGT_QPN, a->tgt_qpn);
+	pp_put_be16(p + ADDR_LID, a->lid);
+	pp_put_be16(p + ADDR_RESERVED, 0);
+	pp_put_be32(p + ADDR_QPN, a->qpn);
+	pp_put_be32(p + ADDR_PSN, a->psn);
+	pp_put_be32(p + ADDR_SRQN, a->srqn);
+	pp_put_be32(p + ADDR_TGT_QPN, a->tgt_qpn);
 	memcpy(p + ADDR_GID, a->gid, sizeof(a->gid));
 }
 
 static void put_done(uint8_t *p, const struct pp_done *d)
 {
-	put_be32(p + DONE_STATUS, d->status);
-	put_be32(p + DONE_RESERVED, 0);
-	put_be64(p + DONE_COMPLETED, d->completed);
-	put_be64(p + DONE_LOST, d->lost);
+	pp_put_be32(p + DONE_STATUS, d->status);
+	pp_put_be32(p + DONE_RESERVED, 0);
+	pp_put_be64(p + DONE_COMPLETED, d->completed);
+	pp_put_be64(p + DONE_LOST, d->lost);
 }
 
 static void put_error(uint8_t *p, const struct pp_error_msg *e)
 {
 	size_t n = strnlen(e->text, PP_WIRE_TEXT_LEN);
 
-	put_be32(p + ERROR_CODE, e->code);
+	pp_put_be32(p + ERROR_CODE, e->code);
 	memcpy(p + ERROR_TEXT, e->text, n);
 	memset(p + ERROR_TEXT + n, 0, PP_WIRE_TEXT_LEN - n);
 }
@@ -337,10 +287,10 @@ int pp_wire_encode(const struct pp_msg *m, uint8_t *buf, size_t len,
 	if (len < PP_WIRE_HDR_LEN + body)
 		return ENOSPC;
 
-	put_be32(buf + HDR_MAGIC, PP_WIRE_MAGIC);
-	put_be16(buf + HDR_VERSION, PP_WIRE_VERSION);
-	put_be16(buf + HDR_TYPE, (uint16_t)m->type);
-	put_be32(buf + HDR_LEN, (uint32_t)body);
+	pp_put_be32(buf + HDR_MAGIC, PP_WIRE_MAGIC);
+	pp_put_be16(buf + HDR_VERSION, PP_WIRE_VERSION);
+	pp_put_be16(buf + HDR_TYPE, (uint16_t)m->type);
+	pp_put_be32(buf + HDR_LEN, (uint32_t)body);
 	p = buf + PP_WIRE_HDR_LEN;
 
 	switch (m->type) {
@@ -348,7 +298,7 @@ int pp_wire_encode(const struct pp_msg *m, uint8_t *buf, size_t len,
 		put_hello(p, &m->u.hello);
 		break;
 	case PP_MSG_ADDRS:
-		put_be32(p + ADDRS_COUNT, m->u.addrs.count);
+		pp_put_be32(p + ADDRS_COUNT, m->u.addrs.count);
 		for (i = 0; i < m->u.addrs.count; i++)
 			put_addr(p + ADDRS_FIRST + (size_t)i * PP_WIRE_ADDR_LEN,
 				 &m->u.addrs.addr[i]);
@@ -368,10 +318,10 @@ int pp_wire_encode(const struct pp_msg *m, uint8_t *buf, size_t len,
 
 int pp_wire_decode_hdr(const uint8_t *buf, struct pp_hdr *hdr, const char **why)
 {
-	hdr->magic = get_be32(buf + HDR_MAGIC);
-	hdr->version = get_be16(buf + HDR_VERSION);
-	hdr->type = get_be16(buf + HDR_TYPE);
-	hdr->len = get_be32(buf + HDR_LEN);
+	hdr->magic = pp_get_be32(buf + HDR_MAGIC);
+	hdr->version = pp_get_be16(buf + HDR_VERSION);
+	hdr->type = pp_get_be16(buf + HDR_TYPE);
+	hdr->len = pp_get_be32(buf + HDR_LEN);
 
 	if (hdr->magic != PP_WIRE_MAGIC) {
 		*why = "bad magic";
@@ -400,13 +350,13 @@ static int get_hello(const uint8_t *p, struct pp_hello *h, const char **why)
 	memset(h, 0, sizeof(*h));
 	h->tool = p[HELLO_TOOL];
 	h->transport = p[HELLO_TRANSPORT];
-	h->flags = get_be16(p + HELLO_FLAGS);
+	h->flags = pp_get_be16(p + HELLO_FLAGS);
 	h->link_layer = p[HELLO_LINK_LAYER];
-	h->active_mtu = get_be16(p + HELLO_ACTIVE_MTU);
-	h->gid_index = get_be16(p + HELLO_GID_INDEX);
+	h->active_mtu = pp_get_be16(p + HELLO_ACTIVE_MTU);
+	h->gid_index = pp_get_be16(p + HELLO_GID_INDEX);
 	h->gid_type = p[HELLO_GID_TYPE];
 #define GET_NUM(name, opt, type, off, ...) \
-	h->name = (type)get_be(p + (off), sizeof(h->name));
+	h->name = (type)pp_get_be(p + (off), sizeof(h->name));
 	PP_PARAMS(GET_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
 #undef GET_NUM
 
@@ -425,7 +375,7 @@ static int get_hello(const uint8_t *p, struct pp_hello *h, const char **why)
 static int get_addrs(const uint8_t *p, uint32_t len, struct pp_msg *m,
 		     const char **why)
 {
-	uint32_t count = get_be32(p + ADDRS_COUNT);
+	uint32_t count = pp_get_be32(p + ADDRS_COUNT);
 	const uint8_t *r;
 	struct pp_addr *a;
 	uint32_t i;
@@ -441,13 +391,13 @@ static int get_addrs(const uint8_t *p, uint32_t len, struct pp_msg *m,
 		r = p + ADDRS_FIRST + (size_t)i * PP_WIRE_ADDR_LEN;
 		a = &m->u.addrs.addr[i];
 		memset(a, 0, sizeof(*a));
-		a->lid = get_be16(r + ADDR_LID);
-		a->qpn = get_be32(r + ADDR_QPN);
-		a->psn = get_be32(r + ADDR_PSN);
-		a->srqn = get_be32(r + ADDR_SRQN);
-		a->tgt_qpn = get_be32(r + ADDR_TGT_QPN);
+		a->lid = pp_get_be16(r + ADDR_LID);
+		a->qpn = pp_get_be32(r + ADDR_QPN);
+		a->psn = pp_get_be32(r + ADDR_PSN);
+		a->srqn = pp_get_be32(r + ADDR_SRQN);
+		a->tgt_qpn = pp_get_be32(r + ADDR_TGT_QPN);
 		memcpy(a->gid, r + ADDR_GID, sizeof(a->gid));
-		if (get_be16(r + ADDR_RESERVED)) {
+		if (pp_get_be16(r + ADDR_RESERVED)) {
 			*why = "reserved field not zero";
 			return EPROTO;
 		}
@@ -460,11 +410,11 @@ static int get_addrs(const uint8_t *p, uint32_t len, struct pp_msg *m,
 static int get_done(const uint8_t *p, struct pp_done *d, const char **why)
 {
 	memset(d, 0, sizeof(*d));
-	d->status = get_be32(p + DONE_STATUS);
-	d->completed = get_be64(p + DONE_COMPLETED);
-	d->lost = get_be64(p + DONE_LOST);
+	d->status = pp_get_be32(p + DONE_STATUS);
+	d->completed = pp_get_be64(p + DONE_COMPLETED);
+	d->lost = pp_get_be64(p + DONE_LOST);
 
-	if (get_be32(p + DONE_RESERVED)) {
+	if (pp_get_be32(p + DONE_RESERVED)) {
 		*why = "reserved field not zero";
 		return EPROTO;
 	}
@@ -480,7 +430,7 @@ static int get_error(const uint8_t *p, struct pp_error_msg *e, const char **why)
 	size_t n = nul ? (size_t)(nul - text) : PP_WIRE_TEXT_LEN;
 
 	memset(e, 0, sizeof(*e));
-	e->code = get_be32(p + ERROR_CODE);
+	e->code = pp_get_be32(p + ERROR_CODE);
 	memcpy(e->text, text, n);
 
 	if (!text_ok(e->text, n, why))
