@@ -303,6 +303,14 @@ static const struct opt_def opt_table[] = {
 		.help = "server: serve one client after another until stopped",
 	},
 	{
+		.id = PP_OPT_VERSION,
+		.name = "version",
+		.letter = 'V',
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "show the version, the git commit and the libibverbs version, and exit",
+	},
+	{
 		.id = PP_OPT_HELP,
 		.name = "help",
 		.letter = 'h',
@@ -748,7 +756,7 @@ int pp_opts_parse(struct pp_opts *o, int argc, char **argv, struct pp_err *err)
 		ret = opt_apply(o, d, optarg, err);
 		if (ret)
 			return ret;
-		if (o->help)
+		if (o->help || d->id == PP_OPT_VERSION)
 			return 0;
 	}
 

@@ -64,6 +64,7 @@ enum pp_opt_id {
 	PP_OPT_HISTOGRAM,  /* --histogram */
 	PP_OPT_SAMPLES,	   /* --samples FILE */
 	PP_OPT_NO_INLINE,  /* --no-inline */
+	PP_OPT_VERSION,	   /* -V, --version */
 	PP_OPT_COUNT
 };
 
@@ -140,7 +141,7 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog);
  * sizes also take K, M, G binary suffixes) and checked against the bounds of
  * the table, and cross-option rules (rx depth versus QPs, ...) are applied.
  * An option the tool does not accept is unknown.  --help sets @o->help and
- * stops parsing.
+ * stops parsing; so does --version, seen as bit PP_OPT_VERSION of @o->set.
  *
  * Return: 0, or EINVAL (bad, missing or unknown option, too many arguments)
  * or ERANGE (a number outside its bounds) with @err set.
