@@ -879,6 +879,25 @@ void pp_opts_write_man(FILE *f, enum pp_tool tool)
 	}
 }
 
+size_t pp_opts_list(enum pp_tool tool, struct pp_opt_info *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < OPT_TABLE_LEN; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		if (!opt_accepted(d, tool))
+			continue;
+		out[n++] = (struct pp_opt_info){
+			.id = d->id,
+			.letter = d->letter,
+			.name = d->name,
+			.arg = d->arg,
+		};
+	}
+	return n;
+}
+
 static int digit_value(char ch, unsigned int base)
 {
 	int v;

@@ -167,6 +167,25 @@ void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog);
  */
 void pp_opts_write_man(FILE *f, enum pp_tool tool);
 
+/* One option of a tool, as pp_opts_list() describes it. */
+struct pp_opt_info {
+	enum pp_opt_id id;
+	char letter;	  /* short letter, or 0 for long only */
+	const char *name; /* long name, without "--" */
+	const char *arg;  /* value name in --help ("N", "FILE"); NULL: a flag */
+};
+
+/**
+ * pp_opts_list() - the options @tool accepts, in the order --help lists them
+ * @tool: which binary
+ * @out: room for PP_OPT_COUNT entries
+ *
+ * For generators of other views of the table (completion/pp_compgen.c).
+ *
+ * Return: the number of entries written.
+ */
+size_t pp_opts_list(enum pp_tool tool, struct pp_opt_info *out);
+
 /**
  * pp_parse_u64() - parse an unsigned number strictly
  * @s: the text: decimal or 0x-prefixed hex, nothing else around it
