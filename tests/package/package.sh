@@ -5,6 +5,9 @@
 # cpack, installed into a throwaway root, used from there and removed.
 #
 # Usage: package.sh BUILD-DIR deb|rpm    (CTest: package.deb, package.rpm)
+# Environment: PP_CPACK, the cpack of the CMake that configured BUILD-DIR
+# (default: cpack).  Needs root, as the README's test commands do (dpkg and
+# rpm install as root; rpm --root chroots): exits 77 (skipped) otherwise.
 #
 # What it proves, for the .deb (dpkg-deb, dpkg):
 #   - the package holds the four tools in /usr/bin, their man pages and
@@ -37,6 +40,10 @@ build=${1:?usage: package.sh BUILD-DIR deb|rpm}
 kind=${2:?usage: package.sh BUILD-DIR deb|rpm}
 build=$(realpath "$build")
 tools=(rc_pingpong ud_pingpong srq_pingpong xrc_pingpong)
+if ((EUID != 0)); then
+	echo "package.$kind: needs root (dpkg --root, rpm --root); skipped" >&2
+	exit 77
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -61,7 +68,8 @@ expected_files() {
 # cpack GENERATOR: build the package into $tmp/out, print its path.
 make_package() {
 	local log=$tmp/cpack.log pkg
-	if ! (cd "$build" && cpack -G "$1" -B "$tmp/out") >"$log" 2>&1; then
+	if ! (cd "$build" && "${PP_CPACK:-cpack}" -G "$1" -B "$tmp/out") \
+		>"$log" 2>&1; then
 		cat "$log" >&2
 		fail "cpack -G $1 failed"
 	fi
