@@ -3,10 +3,10 @@
  * pp_compgen - write the option list of a tool's bash completion from the
  * option table, so completion offers exactly the options the tool parses.
  *
- * Usage: pp_compgen rc_pingpong|ud_pingpong|srq_pingpong|xrc_pingpong
+ * Usage: pp_compgen rc_pingpong|ud_pingpong|srq_pingpong|xrc_pingpong TEMPLATE
  *
- * The output goes where completion/pingpong.bash says %OPTIONS%: one shell
- * variable, _pingpong_spec_TOOL, with a line per option: its short letter
+ * It copies TEMPLATE (completion/pingpong.bash) to stdout, and writes in
+ * place of its line %OPTIONS% the tool's options: one shell variable, _pingpong_spec_TOOL, with a line per option: its short letter
  * (or -), its long name and the kind of value it takes, which
  * _pingpong_complete turns into what it offers:
  *
@@ -66,19 +66,46 @@ static void write_spec(FILE *f, enum pp_tool tool)
 	fprintf(f, "'\ncomplete -F _pingpong_complete %s\n", name);
 }
 
+/* Copy @template to stdout with @tool's options in place of %OPTIONS%. */
+static int write_completion(enum pp_tool tool, const char *template)
+{
+	FILE *in = fopen(template, "r");
+	char line[1024];
+	int placed = 0;
+
+	if (!in) {
+		perror(template);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		if (!strcmp(line, "%OPTIONS%\n")) {
+			write_spec(stdout, tool);
+			placed++;
+		} else {
+			fputs(line, stdout);
+		}
+	}
+	if (ferror(in) || placed != 1) {
+		fprintf(stderr, "pp_compgen: %s: %s\n", template,
+			ferror(in) ? "read error" : "needs one line %OPTIONS%");
+		fclose(in);
+		return 1;
+	}
+	fclose(in);
+	return fflush(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const enum pp_tool tools[] = { PP_TOOL_RC, PP_TOOL_UD,
 					      PP_TOOL_SRQ, PP_TOOL_XRC };
 	size_t i;
 
-	for (i = 0; argc == 2 && i < sizeof(tools) / sizeof(tools[0]); i++) {
-		if (!strcmp(argv[1], pp_tool_name(tools[i]))) {
-			write_spec(stdout, tools[i]);
-			return fflush(stdout) ? 1 : 0;
-		}
+	for (i = 0; argc == 3 && i < sizeof(tools) / sizeof(tools[0]); i++) {
+		if (!strcmp(argv[1], pp_tool_name(tools[i])))
+			return write_completion(tools[i], argv[2]);
 	}
 	fprintf(stderr,
-		"usage: pp_compgen rc_pingpong|ud_pingpong|srq_pingpong|xrc_pingpong\n");
+		"usage: pp_compgen rc_pingpong|ud_pingpong|srq_pingpong|xrc_pingpong TEMPLATE\n");
 	return 2;
 }
