@@ -14,7 +14,11 @@
 # packages).
 set(CPACK_PACKAGE_NAME pingpong)
 set(CPACK_PACKAGE_VENDOR "The pingpong authors")
-set(CPACK_PACKAGE_CONTACT "The pingpong authors")
+# Debian's Maintainer: whoever builds the packages for a distribution sets
+# it ("Name <address>"); the project has no address of its own.
+set(PP_PACKAGE_MAINTAINER "The pingpong authors" CACHE STRING
+  "Maintainer field of the .deb")
+set(CPACK_PACKAGE_CONTACT "${PP_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
   "raw-verbs RDMA ping-pong tools: rc, ud, srq and xrc_pingpong")
 set(CPACK_PACKAGE_DESCRIPTION
@@ -24,11 +28,13 @@ to check that a NIC, a GID index and an MTU work, to measure per-transport
 latency, and to learn queue pair bring-up. They keep the option letters of
 rdma-core's ibv_*_pingpong examples and add a negotiated handshake, data
 validation, latency statistics and a JSON report.")
-set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE) # and DebFixup
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+# gzip'd man pages and a copyright file, in the .deb only (DebFixup.cmake)
+set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/DebFixup.cmake)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 find_program(PP_DPKG_SHLIBDEPS dpkg-shlibdeps)

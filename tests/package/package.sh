@@ -11,8 +11,9 @@
 #
 # What it proves, for the .deb (dpkg-deb, dpkg):
 #   - the package holds the four tools in /usr/bin, their man pages and
-#     pingpong(7), the bash completions, README.md and LICENSE, and declares
-#     Depends: libibverbs1 (from dpkg-shlibdeps);
+#     pingpong(7) (gzip'd), the bash completions, README.md, LICENSE and the
+#     Debian copyright file, and declares Depends: libibverbs1 (from
+#     dpkg-shlibdeps);
 #   - none of its files belongs to a package installed on this host
 #     (ibverbs-utils' ibv_* tools, perftest's ib_*, ...): no collision;
 #   - `dpkg --root=ROOT -i` installs it into an empty directory, with no
@@ -40,6 +41,8 @@ build=${1:?usage: package.sh BUILD-DIR deb|rpm}
 kind=${2:?usage: package.sh BUILD-DIR deb|rpm}
 build=$(realpath "$build")
 tools=(rc_pingpong ud_pingpong srq_pingpong xrc_pingpong)
+man_ext= # the .deb's man pages are gzip'd (cmake/DebFixup.cmake)
+[[ $kind != deb ]] || man_ext=.gz
 if ((EUID != 0)); then
 	echo "package.$kind: needs root (dpkg --root, rpm --root); skipped" >&2
 	exit 77
@@ -57,12 +60,13 @@ expected_files() {
 	local t
 	for t in "${tools[@]}"; do
 		echo "usr/bin/$t"
-		echo "usr/share/man/man1/$t.1"
+		echo "usr/share/man/man1/$t.1$man_ext"
 		echo "usr/share/bash-completion/completions/$t"
 	done
-	echo usr/share/man/man7/pingpong.7
+	echo "usr/share/man/man7/pingpong.7$man_ext"
 	echo usr/share/doc/pingpong/README.md
 	echo usr/share/doc/pingpong/LICENSE
+	[[ $kind != deb ]] || echo usr/share/doc/pingpong/copyright
 }
 
 # cpack GENERATOR: build the package into $tmp/out, print its path.
@@ -102,12 +106,12 @@ use_root() {
 		[[ $out == "$want" ]] ||
 			fail "$t --version from the package: '$out', built: '$want'"
 	done
-	out=$(MANWIDTH=200 man -l "$root/usr/share/man/man1/rc_pingpong.1" 2>&1) ||
+	out=$(MANWIDTH=200 man -l "$root/usr/share/man/man1/rc_pingpong.1$man_ext" 2>&1) ||
 		fail "man -l rc_pingpong.1: $out"
 	[[ $out == *"rc_pingpong - ping-pong over an RDMA Reliable"* &&
 		$out == *"--version"* && $out == *"EXIT STATUS"* ]] ||
 		fail "man -l rc_pingpong.1 does not show its page: $out"
-	out=$(MANWIDTH=200 man -l "$root/usr/share/man/man7/pingpong.7" 2>&1) ||
+	out=$(MANWIDTH=200 man -l "$root/usr/share/man/man7/pingpong.7$man_ext" 2>&1) ||
 		fail "man -l pingpong.7: $out"
 	[[ $out == *"pingpong - raw-verbs RDMA ping-pong tools"* ]] ||
 		fail "man -l pingpong.7 does not show its page: $out"
