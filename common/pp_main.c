@@ -14,6 +14,7 @@
 #include "pp_session.h"
 #include "pp_signal.h"
 #include "pp_show.h"
+#include "pp_version.h"
 
 /* The error line as printed after "prog: ", for stderr and --json. */
 static const char *error_line(const struct pp_session *s, char *buf, size_t len)
@@ -149,6 +150,10 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 	}
 	if (o.help) {
 		pp_opts_usage(stdout, tool, o.prog);
+		return PP_EXIT_OK;
+	}
+	if (o.set & (1u << PP_OPT_VERSION)) {
+		pp_version_write(stdout, tool);
 		return PP_EXIT_OK;
 	}
 	if (o.show_gids)

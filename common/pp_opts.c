@@ -303,6 +303,14 @@ static const struct opt_def opt_table[] = {
 		.help = "server: serve one client after another until stopped",
 	},
 	{
+		.id = PP_OPT_VERSION,
+		.name = "version",
+		.letter = 'V',
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "show the version, the git commit and the libibverbs version, and exit",
+	},
+	{
 		.id = PP_OPT_HELP,
 		.name = "help",
 		.letter = 'h',
@@ -765,7 +773,7 @@ int pp_opts_parse(struct pp_opts *o, int argc, char **argv, struct pp_err *err)
 		ret = opt_apply(o, d, optarg, err);
 		if (ret)
 			return ret;
-		if (o->help)
+		if (o->help || d->id == PP_OPT_VERSION)
 			return 0;
 	}
 
@@ -886,6 +894,25 @@ void pp_opts_write_man(FILE *f, enum pp_tool tool)
 		opt_help_text(&dflt, d, text, sizeof(text));
 		fprintf(f, "\n:   %s\n\n", text);
 	}
+}
+
+size_t pp_opts_list(enum pp_tool tool, struct pp_opt_info *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < OPT_TABLE_LEN; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		if (!opt_accepted(d, tool))
+			continue;
+		out[n++] = (struct pp_opt_info){
+			.id = d->id,
+			.letter = d->letter,
+			.name = d->name,
+			.arg = d->arg,
+		};
+	}
+	return n;
 }
 
 static int digit_value(char ch, unsigned int base)

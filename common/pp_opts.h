@@ -64,6 +64,7 @@ enum pp_opt_id {
 	PP_OPT_HISTOGRAM,  /* --histogram */
 	PP_OPT_SAMPLES,	   /* --samples FILE */
 	PP_OPT_NO_INLINE,  /* --no-inline */
+	PP_OPT_VERSION,	   /* -V, --version */
 	PP_OPT_COUNT
 };
 
@@ -140,7 +141,7 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog);
  * sizes also take K, M, G binary suffixes) and checked against the bounds of
  * the table, and cross-option rules (rx depth versus QPs, ...) are applied.
  * An option the tool does not accept is unknown.  --help sets @o->help and
- * stops parsing.
+ * stops parsing; so does --version, seen as bit PP_OPT_VERSION of @o->set.
  *
  * Return: 0, or EINVAL (bad, missing or unknown option, too many arguments)
  * or ERANGE (a number outside its bounds) with @err set.
@@ -165,6 +166,25 @@ void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog);
  * pages from it.
  */
 void pp_opts_write_man(FILE *f, enum pp_tool tool);
+
+/* One option of a tool, as pp_opts_list() describes it. */
+struct pp_opt_info {
+	enum pp_opt_id id;
+	char letter;	  /* short letter, or 0 for long only */
+	const char *name; /* long name, without "--" */
+	const char *arg;  /* value name in --help ("N", "FILE"); NULL: a flag */
+};
+
+/**
+ * pp_opts_list() - the options @tool accepts, in the order --help lists them
+ * @tool: which binary
+ * @out: room for PP_OPT_COUNT entries
+ *
+ * For generators of other views of the table (completion/pp_compgen.c).
+ *
+ * Return: the number of entries written.
+ */
+size_t pp_opts_list(enum pp_tool tool, struct pp_opt_info *out);
 
 /**
  * pp_parse_u64() - parse an unsigned number strictly

@@ -144,9 +144,13 @@ static void expect_doc(const char *text, const char *checks)
 
 /* Every field of schema 1 (docs/measurement.md), as Python. */
 static const char fields[] =
-	"top = [\"schema\", \"version\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"status\"]\n"
+	"top = [\"schema\", \"version\", \"software\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"status\"]\n"
 	"assert sorted(d) == sorted(top), sorted(d)\n"
 	"assert d[\"schema\"] == 1\n"
+	"sw = d[\"software\"]\n"
+	"assert sorted(sw) == [\"git\", \"libibverbs\", \"libibverbs_built\"], sw\n"
+	"assert all(v is None or (isinstance(v, str) and v) for v in sw.values()), sw\n"
+	"assert sw[\"libibverbs_built\"] is not None, sw\n"
 	"assert sorted(d[\"device\"]) == sorted([\"name\", \"port\", \"link_layer\", \"lid\", \"active_mtu\", \"gid_index\", \"gid\", \"gid_type\", \"gid_auto\"])\n"
 	"assert sorted(d[\"params\"]) == sorted([\"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"timeout_ms\", \"tcp_port\"])\n"
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
