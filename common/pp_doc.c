@@ -18,6 +18,7 @@
 #include "pp_json.h"
 #include "pp_report.h"
 #include "pp_doc.h"
+#include "pp_version.h"
 
 #ifndef PP_VERSION
 #define PP_VERSION "unknown"
@@ -33,6 +34,26 @@ static void key_string_or_null(struct pp_json *j, const char *key,
 		pp_json_string(j, v);
 	else
 		pp_json_null(j);
+}
+
+/* A version string of pp_version_get(), or null where it is unknown. */
+static void key_version(struct pp_json *j, const char *key, const char *v)
+{
+	key_string_or_null(j, key, strcmp(v, PP_VERSION_UNKNOWN) ? v : NULL);
+}
+
+/* "software": the git commit and the libibverbs versions (pp_version.h). */
+static void write_software(struct pp_json *j)
+{
+	struct pp_version v;
+
+	pp_version_get(&v);
+	pp_json_key(j, "software");
+	pp_json_begin_object(j);
+	key_version(j, "git", v.git);
+	key_version(j, "libibverbs", v.ibverbs);
+	key_version(j, "libibverbs_built", v.ibverbs_built);
+	pp_json_end_object(j);
 }
 
 static void write_device(struct pp_json *j, const struct pp_session *s)
@@ -242,6 +263,7 @@ int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 	pp_json_begin_object(&j);
 	pp_json_key_int(&j, "schema", PP_DOC_SCHEMA);
 	pp_json_key_string(&j, "version", PP_VERSION);
+	write_software(&j);
 	pp_json_key_string(&j, "tool", pp_tool_name(o->tool));
 	pp_json_key_string(&j, "role", o->host ? "client" : "server");
 	pp_json_key_string(&j, "transport",

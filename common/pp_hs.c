@@ -64,7 +64,7 @@ void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 #undef BUILD_NUM
 #undef BUILD_FLAG
 	/* -a without -s: the default top of a sweep */
-	if (o->sweep && !(o->set & (1u << PP_OPT_SIZE)))
+	if (o->sweep && !(o->set & PP_OPT_BIT(PP_OPT_SIZE)))
 		h->size = pp_transport_of(o->transport)->datagram ?
 				  4096 :
 				  PP_SWEEP_TOP;
@@ -209,7 +209,7 @@ static bool tool_has_transport(unsigned int tool, unsigned int tr)
 
 static bool is_set(const struct pp_opts *o, enum pp_opt_id id)
 {
-	return o->set & (1u << id);
+	return o->set & PP_OPT_BIT(id);
 }
 
 /* A number of a mismatch line: "auto" for an automatic 0, then the unit. */

@@ -16,6 +16,7 @@
 #include "pp_session.h"
 #include "pp_signal.h"
 #include "pp_show.h"
+#include "pp_version.h"
 
 /* The error line as printed after "prog: ", for stderr and --json. */
 static const char *error_line(const struct pp_session *s, char *buf, size_t len)
@@ -81,7 +82,8 @@ static int run_one(struct pp_session *s)
 /* --show-gids, as text or (--json) as one document. */
 static int show_gids(const struct pp_opts *o, struct pp_err *err)
 {
-	unsigned int port = (o->set & (1u << PP_OPT_IB_PORT)) ? o->ib_port : 0;
+	unsigned int port = (o->set & PP_OPT_BIT(PP_OPT_IB_PORT)) ? o->ib_port :
+								    0;
 	struct pp_json j;
 	int ret, wret;
 
@@ -116,6 +118,10 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 	}
 	if (o.help) {
 		pp_opts_usage(stdout, tool, o.prog);
+		return PP_EXIT_OK;
+	}
+	if (o.set & PP_OPT_BIT(PP_OPT_VERSION)) {
+		pp_version_write(stdout, tool);
 		return PP_EXIT_OK;
 	}
 	if (o.show_gids)

@@ -14,8 +14,8 @@
  * @argv: from main
  *
  * The steps, in order: parse options (a bad one: one line, exit 2; --help:
- * usage, exit 0); open the device and port; connect or wait for a client and
- * agree on parameters; create resources, exchange addresses, bring the QPs to
+ * usage, exit 0; --version: one line, exit 0); open the device and port;
+ * connect or wait for a client and agree on parameters; create resources, exchange addresses, bring the QPs to
  * RTS; run; print the address lines, the results and the latency summary.
  * A failing step prints one line to stderr ("prog: ..." or, for the peer's
  * reason, "prog: server: ...") and tells the peer.

@@ -343,6 +343,14 @@ static const struct opt_def opt_table[] = {
 		.help = "server: serve one client after another until stopped",
 	},
 	{
+		.id = PP_OPT_VERSION,
+		.name = "version",
+		.letter = 'V',
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "show the version, the git commit and the libibverbs version, and exit",
+	},
+	{
 		.id = PP_OPT_HELP,
 		.name = "help",
 		.letter = 'h',
@@ -355,7 +363,7 @@ static const struct opt_def opt_table[] = {
 #define OPT_TABLE_LEN (sizeof(opt_table) / sizeof(opt_table[0]))
 _Static_assert(OPT_TABLE_LEN == PP_OPT_COUNT,
 	       "one table row per enum pp_opt_id");
-_Static_assert(PP_OPT_COUNT <= 32, "struct pp_opts.set has 32 bits");
+_Static_assert(PP_OPT_COUNT <= 64, "struct pp_opts.set has 64 bits");
 
 static bool opt_accepted(const struct opt_def *d, enum pp_tool tool)
 {
@@ -587,7 +595,7 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 		opt_store_num(o, d->id, v);
 		break;
 	}
-	o->set |= 1u << d->id;
+	o->set |= PP_OPT_BIT(d->id);
 	return 0;
 }
 
@@ -697,8 +705,8 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 	char label[32];
 	size_t i;
 
-	if ((o->set & (1u << PP_OPT_ITERS)) &&
-	    (o->set & (1u << PP_OPT_DURATION))) {
+	if ((o->set & PP_OPT_BIT(PP_OPT_ITERS)) &&
+	    (o->set & PP_OPT_BIT(PP_OPT_DURATION))) {
 		pp_err_set(
 			err,
 			"-n/--iters and -D/--duration both given: give one (-D runs for a time, -n a number of exchanges)");
@@ -709,7 +717,7 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 	     i++) {
 		const struct opt_def *d = &opt_table[0];
 
-		if (!(o->set & (1u << not_stock[i])))
+		if (!(o->set & PP_OPT_BIT(not_stock[i])))
 			continue;
 		while (d->id != not_stock[i])
 			d++;
@@ -754,7 +762,7 @@ int pp_opts_parse(struct pp_opts *o, int argc, char **argv, struct pp_err *err)
 		ret = opt_apply(o, d, optarg, err);
 		if (ret)
 			return ret;
-		if (o->help)
+		if (o->help || d->id == PP_OPT_VERSION)
 			return 0;
 	}
 
@@ -875,6 +883,25 @@ void pp_opts_write_man(FILE *f, enum pp_tool tool)
 		opt_help_text(&dflt, d, text, sizeof(text));
 		fprintf(f, "\n:   %s\n\n", text);
 	}
+}
+
+size_t pp_opts_list(enum pp_tool tool, struct pp_opt_info *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < OPT_TABLE_LEN; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		if (!opt_accepted(d, tool))
+			continue;
+		out[n++] = (struct pp_opt_info){
+			.id = d->id,
+			.letter = d->letter,
+			.name = d->name,
+			.arg = d->arg,
+		};
+	}
+	return n;
 }
 
 static int digit_value(char ch, unsigned int base)

@@ -19,7 +19,7 @@
 #include "pp_params.h"
 #include "pp_transport.h"
 
-/* Option identifiers; bit (1u << id) of struct pp_opts.set is "given". */
+/* Option identifiers; bit PP_OPT_BIT(id) of struct pp_opts.set is "given". */
 enum pp_opt_id {
 	PP_OPT_PORT,	   /* -p, --port */
 	PP_OPT_IB_DEV,	   /* -d, --ib-dev */
@@ -53,8 +53,12 @@ enum pp_opt_id {
 	PP_OPT_TCLASS,	   /* --tclass */
 	PP_OPT_FLOW_LABEL, /* --flow-label */
 	PP_OPT_PKEY_INDEX, /* --pkey-index */
+	PP_OPT_VERSION,	   /* -V, --version */
 	PP_OPT_COUNT
 };
+
+/* The bit of option @id in struct pp_opts.set. */
+#define PP_OPT_BIT(id) ((uint64_t)1 << (id))
 
 struct pp_opts {
 	enum pp_tool tool;
@@ -89,7 +93,7 @@ struct pp_opts {
 	PP_PARAMS(PP_OPTS_NUM, PP_OPTS_FLAG, PP_PARAM_NONE)
 #undef PP_OPTS_NUM
 #undef PP_OPTS_FLAG
-	uint32_t set; /* bit (1u << enum pp_opt_id): given explicitly */
+	uint64_t set; /* bit PP_OPT_BIT(enum pp_opt_id): given explicitly */
 };
 
 /**
@@ -111,7 +115,7 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog);
  * sizes also take K, M, G binary suffixes) and checked against the bounds of
  * the table, and cross-option rules (rx depth versus QPs, ...) are applied.
  * An option the tool does not accept is unknown.  --help sets @o->help and
- * stops parsing.
+ * stops parsing; so does --version, seen as bit PP_OPT_VERSION of @o->set.
  *
  * Return: 0, or EINVAL (bad, missing or unknown option, too many arguments)
  * or ERANGE (a number outside its bounds) with @err set.
@@ -136,6 +140,25 @@ void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog);
  * pages from it.
  */
 void pp_opts_write_man(FILE *f, enum pp_tool tool);
+
+/* One option of a tool, as pp_opts_list() describes it. */
+struct pp_opt_info {
+	enum pp_opt_id id;
+	char letter;	  /* short letter, or 0 for long only */
+	const char *name; /* long name, without "--" */
+	const char *arg;  /* value name in --help ("N", "FILE"); NULL: a flag */
+};
+
+/**
+ * pp_opts_list() - the options @tool accepts, in the order --help lists them
+ * @tool: which binary
+ * @out: room for PP_OPT_COUNT entries
+ *
+ * For generators of other views of the table (completion/pp_compgen.c).
+ *
+ * Return: the number of entries written.
+ */
+size_t pp_opts_list(enum pp_tool tool, struct pp_opt_info *out);
 
 /**
  * pp_parse_u64() - parse an unsigned number strictly

@@ -16,6 +16,10 @@ packages=(
 	ibverbs-utils perftest
 	# man pages (docs/CMakeLists.txt builds them when pandoc is present)
 	pandoc
+	# packages (cmake/Packaging.cmake, tests/package/package.sh): Depends
+	# from dpkg-shlibdeps, the .rpm built by rpmbuild and installed by rpm;
+	# man -l renders an installed page
+	dpkg-dev rpm man-db
 )
 
 missing=()

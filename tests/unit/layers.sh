@@ -4,10 +4,10 @@
 # layers.sh COMMON_DIR: no file of common/ includes a header of a higher
 # layer.  The layers are the libraries of common/CMakeLists.txt, in order
 # (pp_base, pp_verbs, pp_session); a header is in the layer of its .c file,
-# and the headers without one are named below.
+# and the headers without one (pp_gitversion.h is generated) are named below.
 set -euo pipefail
 dir=${1:?usage: layers.sh COMMON_DIR}
-declare -A layer=([pp_time]=1 [pp_be]=1 [pp_run_loop]=2)
+declare -A layer=([pp_time]=1 [pp_be]=1 [pp_run_loop]=2 [pp_gitversion]=3)
 n=0
 for lib in pp_base pp_verbs pp_session; do
 	n=$((n + 1))

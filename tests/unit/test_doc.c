@@ -36,7 +36,7 @@ static void session_sweep(void)
 	o.host = "10.0.0.2";
 	o.sweep = true;
 	o.warmup = 5;
-	o.set |= 1u << PP_OPT_SWEEP;
+	o.set |= PP_OPT_BIT(PP_OPT_SWEEP);
 	memset(&s, 0, sizeof(s));
 	s.o = &o;
 	s.started = 1795000000; /* 2026-11-18T11:06:40Z */
@@ -149,9 +149,13 @@ static void expect_doc(const char *text, const char *checks)
 
 /* Every field of schema 1 (docs/measurement.md), as Python. */
 static const char fields[] =
-	"top = [\"schema\", \"version\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"status\"]\n"
+	"top = [\"schema\", \"version\", \"software\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"status\"]\n"
 	"assert sorted(d) == sorted(top), sorted(d)\n"
 	"assert d[\"schema\"] == 1\n"
+	"sw = d[\"software\"]\n"
+	"assert sorted(sw) == [\"git\", \"libibverbs\", \"libibverbs_built\"], sw\n"
+	"assert all(v is None or (isinstance(v, str) and v) for v in sw.values()), sw\n"
+	"assert sw[\"libibverbs_built\"] is not None, sw\n"
 	"assert sorted(d[\"device\"]) == sorted([\"name\", \"port\", \"link_layer\", \"lid\", \"active_mtu\", \"gid_index\", \"gid\", \"gid_type\", \"gid_auto\"])\n"
 	"assert sorted(d[\"params\"]) == sorted([\"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey_index\", \"flow_label\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"timeout_ms\", \"tcp_port\"])\n"
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"

@@ -53,7 +53,7 @@ static void side_rebuild(struct side *s)
 
 static void set_opt(struct pp_opts *o, enum pp_opt_id id)
 {
-	o->set |= 1u << id;
+	o->set |= PP_OPT_BIT(id);
 }
 
 #define ck_assert_err(e, want)                                              \

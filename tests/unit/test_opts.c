@@ -231,8 +231,9 @@ START_TEST(test_parse_flags_cluster)
 	ck_assert(o.use_event);
 	ck_assert(o.validate);
 	ck_assert_int_eq(o.gid_index, 3);
-	ck_assert_uint_eq(o.set, (1u << PP_OPT_EVENTS) | (1u << PP_OPT_CHECK) |
-					 (1u << PP_OPT_GID_IDX));
+	ck_assert_uint_eq(o.set, PP_OPT_BIT(PP_OPT_EVENTS) |
+					 PP_OPT_BIT(PP_OPT_CHECK) |
+					 PP_OPT_BIT(PP_OPT_GID_IDX));
 }
 END_TEST
 
@@ -249,8 +250,8 @@ START_TEST(test_parse_inspect_flags)
 		ck_assert(!o.show_gids && !o.trace);
 		expect_ok(&o, tools[i], "--show-gids --trace host");
 		ck_assert(o.show_gids && o.trace);
-		ck_assert_uint_eq(o.set, (1u << PP_OPT_SHOW_GIDS) |
-						 (1u << PP_OPT_TRACE));
+		ck_assert_uint_eq(o.set, PP_OPT_BIT(PP_OPT_SHOW_GIDS) |
+						 PP_OPT_BIT(PP_OPT_TRACE));
 	}
 	expect_fail(PP_TOOL_RC, "--trace=1", EINVAL, "--trace",
 		    "takes no value");
@@ -263,7 +264,7 @@ START_TEST(test_parse_uc)
 
 	expect_ok(&o, PP_TOOL_RC, "--uc host");
 	ck_assert_int_eq(o.transport, PP_TR_UC);
-	ck_assert_uint_eq(o.set, 1u << PP_OPT_UC);
+	ck_assert_uint_eq(o.set, PP_OPT_BIT(PP_OPT_UC));
 	ck_assert_str_eq(o.host, "host");
 
 	expect_ok(&o, PP_TOOL_RC, "host");
@@ -314,11 +315,12 @@ START_TEST(test_parse_set_mask)
 	struct pp_opts o;
 
 	expect_ok(&o, PP_TOOL_RC, "-s 64 --iters=3 -e host");
-	ck_assert_uint_eq(o.set, (1u << PP_OPT_SIZE) | (1u << PP_OPT_ITERS) |
-					 (1u << PP_OPT_EVENTS));
+	ck_assert_uint_eq(o.set, PP_OPT_BIT(PP_OPT_SIZE) |
+					 PP_OPT_BIT(PP_OPT_ITERS) |
+					 PP_OPT_BIT(PP_OPT_EVENTS));
 	/* an option given with its default value is still "given" */
 	expect_ok(&o, PP_TOOL_RC, "-p 18515");
-	ck_assert_uint_eq(o.set, 1u << PP_OPT_PORT);
+	ck_assert_uint_eq(o.set, PP_OPT_BIT(PP_OPT_PORT));
 }
 END_TEST
 
@@ -328,7 +330,7 @@ START_TEST(test_parse_help)
 
 	expect_ok(&o, PP_TOOL_RC, "--help");
 	ck_assert(o.help);
-	ck_assert(o.set & (1u << PP_OPT_HELP));
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_HELP));
 	expect_ok(&o, PP_TOOL_UD, "-h");
 	ck_assert(o.help);
 	/* help stops parsing: later errors are not reached */
@@ -796,8 +798,8 @@ START_TEST(test_parse_measure)
 	ck_assert_str_eq(o.samples_path, "/tmp/x");
 	ck_assert(o.no_inline);
 	ck_assert_str_eq(o.host, "h");
-	ck_assert(o.set & (1u << PP_OPT_SWEEP));
-	ck_assert(o.set & (1u << PP_OPT_WARMUP));
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_SWEEP));
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_WARMUP));
 
 	expect_ok(&o, PP_TOOL_SRQ, "--all --duration=3600 --warmup=1000000");
 	ck_assert(o.sweep);
@@ -844,7 +846,7 @@ START_TEST(test_grh_options)
 	ck_assert_uint_eq(o.tclass, 0xb8);
 	ck_assert_uint_eq(o.flow_label, 0xfffff);
 	ck_assert_uint_eq(o.pkey_index, 65535);
-	ck_assert(o.set & (1u << PP_OPT_HOP_LIMIT));
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_HOP_LIMIT));
 	expect_fail(PP_TOOL_RC, "--hop-limit 0", ERANGE, "--hop-limit 0",
 		    "1..255");
 	expect_fail(PP_TOOL_RC, "--tclass 256", ERANGE, "--tclass", "0..255");

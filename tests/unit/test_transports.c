@@ -172,7 +172,7 @@ START_TEST(ud_server_size_explicit)
 	struct pp_err err;
 
 	side_init(&srv, PP_TOOL_UD, 1024, 512);
-	srv.o.set |= 1u << PP_OPT_SIZE;
+	srv.o.set |= PP_OPT_BIT(PP_OPT_SIZE);
 	side_init(&cl, PP_TOOL_UD, 1024, 2048);
 	ck_assert_int_eq(pp_hello_adopt(&srv.o, &srv.caps, &srv.h, &cl.h,
 					&agreed, &err),

@@ -410,7 +410,7 @@ START_TEST(test_opt_xrc_domain)
 	ck_assert_ptr_null(o.xrcd_path);
 	ok(&o, "--xrc-domain /dev/shm/my.xrcd");
 	ck_assert_str_eq(o.xrcd_path, "/dev/shm/my.xrcd");
-	ck_assert(o.set & (1u << PP_OPT_XRC_DOMAIN));
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_XRC_DOMAIN));
 	ok(&o, "--xrc-domain=rel/path server1");
 	ck_assert_str_eq(o.xrcd_path, "rel/path");
 	ck_assert_str_eq(o.host, "server1");
