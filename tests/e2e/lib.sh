@@ -30,8 +30,19 @@ pp_failed=0
 pp_gid_opt=() # "-g $PP_GID" when PP_GID is set
 pp_pid=       # PID of the last pp_server
 
+pp_exit_hooks=() # commands pp_cleanup runs first (pp_on_exit)
+
+# pp_on_exit CMD: run CMD (a string, eval'ed) when the script exits, before
+# the processes are killed: for undoing changes to the host (links, MTUs).
+pp_on_exit() {
+	pp_exit_hooks+=("$1")
+}
+
 pp_cleanup() {
-	local pid
+	local pid hook
+	for hook in "${pp_exit_hooks[@]}"; do
+		eval "$hook" >/dev/null 2>&1 || true
+	done
 	for pid in $(jobs -p); do
 		kill -KILL "$pid" 2>/dev/null || true
 	done
@@ -131,7 +142,7 @@ pp_now_ms() {
 
 pp_pair_port=${PP_PORT} # the TCP port of the current pp_pair_run case
 pp_peer=                # the other role: B on A, A on B
-pp_sa= pp_sb=           # exit status of the server (A), client (B)
+pp_sa='' pp_sb=''       # exit status of the server (A), client (B)
 
 # pp_pair_need: exit 1 unless this is one side of a two-host run.
 pp_pair_need() {
@@ -222,21 +233,41 @@ pp_pair_run() {
 }
 
 # pp_gid_of IP NETDEV: the index of the RoCE v2 GID of IP on NETDEV in
-# $PP_DEV's port 1 (from sysfs); nothing if there is none.
+# $PP_DEV's port 1 (from sysfs); nothing if there is none. One grep over the
+# table (rxe has 1024 entries; a process per entry takes seconds in an
+# emulated guest).
 pp_gid_of() {
-	local want port=/sys/class/infiniband/$PP_DEV/ports/1 f n
-	want=$(python3 -c 'import ipaddress, sys
-a = ipaddress.ip_address(sys.argv[1])
-if a.version == 4:
-    a = ipaddress.IPv6Address("::ffff:" + str(a))
-print(a.exploded)' "$1")
-	for f in "$port"/gids/*; do
+	local want port=/sys/class/infiniband/$PP_DEV/ports/1 f n v a b c d
+	if [[ $1 == *:* ]]; then
+		want=$(python3 -c 'import ipaddress, sys
+print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")
+	else
+		IFS=. read -r a b c d <<<"$1"
+		want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+			"$a" "$b" "$c" "$d")
+	fi
+	while IFS= read -r f; do
 		n=${f##*/}
-		[[ $(cat "$f" 2>/dev/null) == "$want" ]] || continue
-		[[ $(cat "$port/gid_attrs/ndevs/$n" 2>/dev/null) == "$2" ]] || continue
-		[[ $(cat "$port/gid_attrs/types/$n" 2>/dev/null) == "RoCE v2" ]] || continue
+		read -r v 2>/dev/null <"$port/gid_attrs/ndevs/$n" || continue
+		[[ $v == "$2" ]] || continue
+		read -r v 2>/dev/null <"$port/gid_attrs/types/$n" || continue
+		[[ $v == "RoCE v2" ]] || continue
 		echo "$n"
 		return 0
+	done < <(grep -lx -- "$want" "$port"/gids/* 2>/dev/null)
+}
+
+# pp_show_gids: print the populated GIDs of $PP_DEV port 1 with their
+# netdevs and types (from sysfs).
+pp_show_gids() {
+	local port=/sys/class/infiniband/$PP_DEV/ports/1 line n nd ty
+	grep -vxH 0000:0000:0000:0000:0000:0000:0000:0000 "$port"/gids/* 2>/dev/null |
+		sort -t/ -k9n | while IFS= read -r line; do
+		n=${line%%:*} n=${n##*/}
+		nd='' ty=''
+		read -r nd 2>/dev/null <"$port/gid_attrs/ndevs/$n" || true
+		read -r ty 2>/dev/null <"$port/gid_attrs/types/$n" || true
+		echo "  $n ${line#*:} $nd $ty"
 	done
 }
 

@@ -169,7 +169,11 @@ run_ssh_pair() {
 	exit "$st"
 }
 
-if ((pair)) && [[ $mode == run && -n ${PP_HOST_A:-} && -n ${PP_HOST_B:-} ]]; then
+if ((pair)) && [[ -n ${PP_HOST_A:-} && -n ${PP_HOST_B:-} ]]; then
+	if [[ $mode != run ]]; then
+		echo "$prog: two real hosts (PP_HOST_A, PP_HOST_B), no guests to $mode"
+		exit 0
+	fi
 	run_ssh_pair
 fi
 if ((!pair)) && [[ ${PP_FORCE_VM:-0} != 1 ]] && dev=$(host_device); then
