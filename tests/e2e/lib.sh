@@ -153,6 +153,8 @@ pp_pair_need() {
 	fi
 	pp_peer=A
 	[[ $PP_ROLE == B ]] || pp_peer=B
+	# tc, sysctl: the guest's PATH may lack the sbin directories.
+	PATH=$PATH:/usr/sbin:/sbin
 	pp_need_device
 }
 
@@ -246,7 +248,9 @@ print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")
 		want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
 			"$a" "$b" "$c" "$d")
 	fi
+	# A here-string, not <(...): the guest has no /dev/fd.
 	while IFS= read -r f; do
+		[[ -n $f ]] || continue
 		n=${f##*/}
 		read -r v 2>/dev/null <"$port/gid_attrs/ndevs/$n" || continue
 		[[ $v == "$2" ]] || continue
@@ -254,7 +258,7 @@ print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")
 		[[ $v == "RoCE v2" ]] || continue
 		echo "$n"
 		return 0
-	done < <(grep -lx -- "$want" "$port"/gids/* 2>/dev/null)
+	done <<<"$(grep -lx -- "$want" "$port"/gids/* 2>/dev/null)"
 }
 
 # pp_show_gids: print the populated GIDs of $PP_DEV port 1 with their

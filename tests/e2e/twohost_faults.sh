@@ -13,7 +13,7 @@
 #              within its -T (10 s) of the link going down, exit 1, its last
 #              line naming what happened (retries exceeded, no completion);
 #              A's server ends too, no hang; A brings eth0 back up
-#   power-off  A powers off mid-run (sysrq o: no FIN, no RST): the same for
+#   power-off  A powers off mid-run (sysrq b: no FIN, no RST): the same for
 #              B (rc); guest.sh boots A again
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
@@ -99,7 +99,10 @@ cut() {
 			echo "host A: power off now"
 			pp_tell poweroff-A
 			sync
-			echo o >/proc/sysrq-trigger
+			# sysrq b: at once, no signals to processes, no FIN (like
+			# pulling the plug; -no-reboot makes QEMU exit). sysrq o
+			# would SIGTERM the server first, which tells B.
+			echo b >/proc/sysrq-trigger
 			sleep 30
 			pp_fail "host A did not power off"
 			return
