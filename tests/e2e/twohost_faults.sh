@@ -10,7 +10,7 @@
 #              losses: the client exits 1 with "lost N of 150 iterations",
 #              N >= 1, and the server reports the client's figure
 #   link-down  A takes eth0 down mid-run (rc polling, srq with -e): B ends
-#              within its -T (10 s) of the link going down, exit 1, its last
+#              within its -T (10 s, + 5 s slack) of the cut, exit 1, its last
 #              line naming what happened (retries exceeded, no completion);
 #              A's server ends too, no hang; A brings eth0 back up
 #   power-off  A powers off mid-run (sysrq b: no FIN, no RST): the same for
@@ -23,6 +23,7 @@ case_=${1:?usage: twohost_faults.sh loss|link-down|power-off}
 pp_pair_need
 port_dir=/sys/class/infiniband/$PP_DEV/ports/1
 timeout_s=10
+slack_s=5
 gone_re='retry (counter )?exceeded|no completion (with)?in'
 
 loss() {
@@ -141,10 +142,13 @@ cut() {
 	echo "--- $name: host B client output"
 	cat "$log"
 	pp_expect_status "$st" 1 "$name: the client on B"
-	if ((ms <= timeout_s * 1000)); then
-		echo "ok: $name: the client on B ended $ms ms after the cut (-T $timeout_s)"
+	# -T counts from the last progress, before the cut; the slack is for
+	# seeing the cut through 9p and tearing the process down in an
+	# emulated guest (12.7 s seen once with -T 10 after a power-off).
+	if ((ms <= (timeout_s + slack_s) * 1000)); then
+		echo "ok: $name: the client on B ended $ms ms after the cut (-T $timeout_s, slack $slack_s s)"
 	else
-		pp_fail "$name: the client on B ended $ms ms after the cut, beyond -T $timeout_s s"
+		pp_fail "$name: the client on B ended $ms ms after the cut, beyond -T $timeout_s s + $slack_s s"
 	fi
 	if [[ $(tail -n 1 "$log") =~ $gone_re ]]; then
 		echo "ok: $name: its last line says what happened"
