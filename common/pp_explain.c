@@ -54,26 +54,33 @@ static const char *const causes[] = {
 /*
  * Retry exceeded: the requester sent, timed out and resent retry_cnt times
  * without an ACK.  Nothing came back at all, so the cause is on the path or
- * at the far end, and a hop limit of 1 is the path's own trap.
+ * at the far end.  (On RoCE the kernel sets the GRH hop limit from the
+ * route, whatever the QP asked, so a hop limit is not the cause there.)
  */
 static void retry_exceeded(const struct pp_explain_ctx *ctx, char *buf,
 			   size_t len)
 {
-	const char *path =
-		ctx->hop_limit ?
+	snprintf(
+		buf, len,
+		"the peer's NIC did not acknowledge: %s, a link down on the path, or the peer host gone",
+		ctx->grh ?
 			"a wrong GID or route between the hosts (-g, --show-gids on both)" :
-			"a wrong LID or a path the subnet manager moved";
+			"a wrong LID or a path the subnet manager moved");
+}
 
-	if (ctx->hop_limit == 1)
-		snprintf(
-			buf, len,
-			"the peer's NIC did not acknowledge: with hop limit 1 an IP router on the path drops every packet (--hop-limit 64); else %s, a link down on the path, or the peer host gone",
-			path);
-	else
-		snprintf(
-			buf, len,
-			"the peer's NIC did not acknowledge: %s, a link down on the path, or the peer host gone",
-			path);
+static const char *port_state_name(int state)
+{
+	switch (state) {
+	case IBV_PORT_DOWN:
+		return "DOWN";
+	case IBV_PORT_INIT:
+		return "INIT (no subnet manager yet?)";
+	case IBV_PORT_ARMED:
+		return "ARMED";
+	case IBV_PORT_ACTIVE_DEFER:
+		return "ACTIVE_DEFER";
+	}
+	return "not active";
 }
 
 char *pp_explain_wc(int status, const struct pp_explain_ctx *ctx, char *buf,
@@ -82,7 +89,13 @@ char *pp_explain_wc(int status, const struct pp_explain_ctx *ctx, char *buf,
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	if (status == IBV_WC_RETRY_EXC_ERR)
+	if (ctx->port_state && ctx->port_state != IBV_PORT_ACTIVE)
+		snprintf(
+			buf, len,
+			"port %s is %s now: its link or network device went down (ibv_devinfo, ip link)",
+			ctx->port ? ctx->port : "?",
+			port_state_name(ctx->port_state));
+	else if (status == IBV_WC_RETRY_EXC_ERR)
 		retry_exceeded(ctx, buf, len);
 	else if (status == IBV_WC_LOC_LEN_ERR && !ctx->recv)
 		snprintf(

@@ -6,9 +6,10 @@
  *
  * A completion status names what the NIC saw ("transport retry counter
  * exceeded"), not why; the likely causes depend on the transport (only a
- * reliable QP waits for acknowledgements) and on the path (a GRH hop limit
- * of 1 crosses no IP router).  Every status of enum ibv_wc_status has an
- * entry; docs/troubleshooting.md is the long form of the same table.
+ * reliable QP waits for acknowledgements) and on this side's port (a port
+ * a port that went down explains any status).  Every status of enum
+ * ibv_wc_status has an entry; docs/troubleshooting.md is the long form of
+ * the same table.
  */
 #ifndef PP_EXPLAIN_H
 #define PP_EXPLAIN_H
@@ -18,8 +19,11 @@
 
 /* What the run knows when a completion fails. */
 struct pp_explain_ctx {
-	bool recv;		/* the failed work request was a receive */
-	unsigned int hop_limit; /* the GRH hop limit; 0: no GRH (InfiniBand) */
+	bool recv;	  /* the failed work request was a receive */
+	bool grh;	  /* the path has a GRH (RoCE, or -g on InfiniBand) */
+	const char *port; /* "rxe0:1", for the port's own line */
+	int port_state;	  /* enum ibv_port_state read after the failure; 0:
+			   * not known */
 };
 
 /**

@@ -190,11 +190,20 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 	bool recv = PP_WRID_IS_RECV(wc->wr_id);
 
 	if (wc->status != IBV_WC_SUCCESS) {
+		char why[320], port[64];
 		struct pp_explain_ctx ctx = {
 			.recv = recv,
-			.hop_limit = s->r->hop_limit,
+			.grh = s->r->hop_limit != 0, /* pp_res_connect() */
+			.port = port,
 		};
-		char why[320];
+		struct ibv_port_attr pa;
+
+		/* a port that went down explains the failure best */
+		snprintf(port, sizeof(port), "%s:%u",
+			 ibv_get_device_name(s->r->ctx->device),
+			 s->r->attr.ib_port);
+		if (!ibv_query_port(s->r->ctx, s->r->attr.ib_port, &pa))
+			ctx.port_state = pa.state;
 
 		pp_err_set(
 			s->err,

@@ -25,3 +25,25 @@ set_tests_properties(e2e.guest.stop PROPERTIES
 	FIXTURES_CLEANUP softroce_guest
 	LABELS e2e
 	TIMEOUT 120)
+
+# Two hosts (docs/testing.md): one shared pair of guests, A and B, for all
+# e2e.twohost.* tests, booted by e2e.pair.start and powered off by
+# e2e.pair.stop. The pair boots after the single guest is gone (DEPENDS,
+# when both are selected): three guests at once would fight for 2 cores.
+set(PP_E2E_PAIR_DIR ${CMAKE_BINARY_DIR}/softroce-pair)
+
+add_test(NAME e2e.pair.start
+	COMMAND ${PROJECT_SOURCE_DIR}/tests/softroce/guest.sh
+	--pair --timeout 300 --start ${PP_E2E_PAIR_DIR})
+add_test(NAME e2e.pair.stop
+	COMMAND ${PROJECT_SOURCE_DIR}/tests/softroce/guest.sh
+	--pair --stop ${PP_E2E_PAIR_DIR})
+set_tests_properties(e2e.pair.start PROPERTIES
+	FIXTURES_SETUP softroce_pair
+	DEPENDS e2e.guest.stop
+	LABELS e2e
+	TIMEOUT 400)
+set_tests_properties(e2e.pair.stop PROPERTIES
+	FIXTURES_CLEANUP softroce_pair
+	LABELS e2e
+	TIMEOUT 120)

@@ -13,6 +13,12 @@
 #   PP_PORT  TCP port of the exchange (default: a random one)
 #   PP_STEP_TIMEOUT  bound in seconds on every process (default: 60)
 #
+# Two hosts (tests/softroce/guest.sh --pair): the same script runs on both.
+#   PP_ROLE  A (the server side) or B (the client side)
+#   PP_ADDR_A, PP_ADDR_B  the hosts' addresses (in the Soft-RoCE pair: eth0,
+#            10.99.1.1 and 10.99.1.2)
+#   PP_MEET  a directory both sides see: they meet there (pp_tell, pp_hear)
+#
 # This file owns the EXIT trap: it kills leftover processes and removes
 # $PP_LOGS, the directory for the logs of this run.
 
@@ -24,12 +30,25 @@ pp_failed=0
 pp_gid_opt=() # "-g $PP_GID" when PP_GID is set
 pp_pid=       # PID of the last pp_server
 
+pp_exit_hooks=() # commands pp_cleanup runs first (pp_on_exit)
+
+# pp_on_exit CMD: run CMD (a string, eval'ed) when the script exits, before
+# the processes are killed: for undoing changes to the host (links, MTUs).
+pp_on_exit() {
+	pp_exit_hooks+=("$1")
+}
+
 pp_cleanup() {
-	local pid
+	local pid hook
+	for hook in "${pp_exit_hooks[@]}"; do
+		eval "$hook" >/dev/null 2>&1 || true
+	done
 	for pid in $(jobs -p); do
 		kill -KILL "$pid" 2>/dev/null || true
 	done
 	rm -rf "$PP_LOGS"
+	# Tell the other host that this side has ended (pp_hear stops waiting).
+	[[ -z ${PP_MEET:-} || -z ${PP_ROLE:-} ]] || : >"$PP_MEET/ended-$PP_ROLE" 2>/dev/null || true
 }
 trap pp_cleanup EXIT
 
@@ -168,6 +187,158 @@ pp_expect_fast() {
 	else
 		pp_fail "$3 after $1 ms, expected less than $2 ms"
 	fi
+}
+
+# --- Two hosts -------------------------------------------------------------
+
+pp_pair_port=${PP_PORT} # the TCP port of the current pp_pair_run case
+pp_peer=                # the other role: B on A, A on B
+pp_sa='' pp_sb=''       # exit status of the server (A), client (B)
+
+# pp_pair_need: exit 1 unless this is one side of a two-host run.
+pp_pair_need() {
+	if [[ ${PP_ROLE:-} != [AB] || ! -d ${PP_MEET:-} || -z ${PP_ADDR_A:-} ||
+		-z ${PP_ADDR_B:-} ]]; then
+		echo "FAIL: a two-host test: run it with tests/softroce/guest.sh --pair"
+		exit 1
+	fi
+	pp_peer=A
+	[[ $PP_ROLE == B ]] || pp_peer=B
+	# tc, sysctl: the guest's PATH may lack the sbin directories.
+	PATH=$PATH:/usr/sbin:/sbin
+	pp_need_device
+}
+
+# pp_tell NAME [TEXT]: tell the other host NAME (with TEXT): write it into
+# $PP_MEET/NAME, renamed into place so that it is never seen half-written.
+pp_tell() {
+	printf '%s\n' "${2:-}" >"$PP_MEET/.$1.$PP_ROLE" &&
+		mv -f "$PP_MEET/.$1.$PP_ROLE" "$PP_MEET/$1"
+}
+
+# pp_hear NAME [SECONDS]: wait (default PP_STEP_TIMEOUT + 10 s) until the
+# other host tells NAME; print its text. Returns 1 (with a FAIL line) if the
+# other host's script ends first or the time runs out.
+pp_hear() {
+	local i
+	for ((i = 0; i < ${2:-$((PP_STEP_TIMEOUT + 10))} * 20; i++)); do
+		if [[ -e $PP_MEET/$1 ]]; then
+			cat "$PP_MEET/$1"
+			return 0
+		fi
+		if [[ -e $PP_MEET/ended-$pp_peer ]]; then
+			sleep 0.2
+			[[ ! -e $PP_MEET/$1 ]] || continue
+			pp_fail "host $pp_peer ended without telling '$1'" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+	pp_fail "host $pp_peer did not tell '$1' in time" >&2
+	return 1
+}
+
+# pp_pair_next: the next case's TCP port, in $pp_pair_port (both hosts
+# count their cases in the same order).
+pp_pair_next() {
+	pp_pair_port=$((pp_pair_port + 1))
+}
+
+# pp_pair_run NAME SERVER-CMD... -- CLIENT-CMD...: one case across the two
+# hosts. A runs SERVER-CMD in the background, waits until it listens on
+# $pp_pair_port and tells B, which then runs CLIENT-CMD; each side waits for
+# the other's result. Afterwards, on both hosts: $pp_sa and $pp_sb are the
+# server's and the client's exit status, $PP_MEET/NAME.A and NAME.B their
+# output (B prints both).
+pp_pair_run() {
+	local name=$1 args=() st=0 log=$PP_LOGS/$1.$PP_ROLE
+	shift
+	while [[ $1 != -- ]]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	if [[ $PP_ROLE == A ]]; then
+		pp_server "$name server" "$log" "${args[@]}"
+		local spid=$pp_pid
+		pp_wait_port "$pp_pair_port" "$spid" ||
+			pp_fail "$name: the server is not listening on $pp_pair_port"
+		pp_tell "$name.listen"
+		pp_wait "$spid" || st=$?
+	else
+		pp_hear "$name.listen" >/dev/null || true
+		pp_client "$name client" "$log" "$@" || st=$?
+	fi
+	cp "$log" "$PP_MEET/$name.$PP_ROLE"
+	pp_tell "$name.status.$PP_ROLE" "$st"
+	if [[ $PP_ROLE == A ]]; then
+		pp_sa=$st
+		pp_sb=$(pp_hear "$name.status.B") || pp_sb=none
+	else
+		pp_sb=$st
+		pp_sa=$(pp_hear "$name.status.A") || pp_sa=none
+		local side
+		for side in A B; do
+			echo "--- $name: host $side output (exit $([[ $side == A ]] && echo "$pp_sa" || echo "$pp_sb"))"
+			sed 's/^/    /' "$PP_MEET/$name.$side" 2>/dev/null || true
+		done
+	fi
+}
+
+# pp_gid_of IP NETDEV: the index of the RoCE v2 GID of IP on NETDEV in
+# $PP_DEV's port 1 (from sysfs); nothing if there is none. One grep over the
+# table (rxe has 1024 entries; a process per entry takes seconds in an
+# emulated guest).
+pp_gid_of() {
+	local want port=/sys/class/infiniband/$PP_DEV/ports/1 f n v a b c d
+	if [[ $1 == *:* ]]; then
+		want=$(python3 -c 'import ipaddress, sys
+print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")
+	else
+		IFS=. read -r a b c d <<<"$1"
+		want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' \
+			"$a" "$b" "$c" "$d")
+	fi
+	# A here-string, not <(...): the guest has no /dev/fd.
+	while IFS= read -r f; do
+		[[ -n $f ]] || continue
+		n=${f##*/}
+		read -r v 2>/dev/null <"$port/gid_attrs/ndevs/$n" || continue
+		[[ $v == "$2" ]] || continue
+		read -r v 2>/dev/null <"$port/gid_attrs/types/$n" || continue
+		[[ $v == "RoCE v2" ]] || continue
+		echo "$n"
+		return 0
+	done <<<"$(grep -lx -- "$want" "$port"/gids/* 2>/dev/null)"
+}
+
+# pp_show_gids: print the populated GIDs of $PP_DEV port 1 with their
+# netdevs and types (from sysfs).
+pp_show_gids() {
+	local port=/sys/class/infiniband/$PP_DEV/ports/1 line n nd ty
+	grep -vxH 0000:0000:0000:0000:0000:0000:0000:0000 "$port"/gids/* 2>/dev/null |
+		sort -t/ -k9n | while IFS= read -r line; do
+		n=${line%%:*} n=${n##*/}
+		nd='' ty=''
+		read -r nd 2>/dev/null <"$port/gid_attrs/ndevs/$n" || true
+		read -r ty 2>/dev/null <"$port/gid_attrs/types/$n" || true
+		echo "  $n ${line#*:} $nd $ty"
+	done
+}
+
+# pp_wait_gid IP NETDEV [SECONDS]: wait (default 20 s) until the GID of IP
+# on NETDEV exists; print its index. Returns 1 if it does not appear.
+pp_wait_gid() {
+	local i n
+	for ((i = 0; i < ${3:-20} * 10; i++)); do
+		n=$(pp_gid_of "$1" "$2")
+		if [[ -n $n ]]; then
+			echo "$n"
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
 }
 
 pp_fail() {

@@ -32,13 +32,32 @@ fail() {
 # --- Soft-RoCE -------------------------------------------------------------
 
 ip link set lo up || fail "cannot bring up lo"
-ip link add va type veth peer name vb || fail "cannot create veth pair va/vb"
-if ! { ip addr add 10.99.0.1/24 dev va && ip addr add 10.99.0.2/24 dev vb &&
-	ip link set va up && ip link set vb up; }; then
-	fail "cannot configure veth va/vb"
+pair=
+[[ ! -r $share/pair ]] || read -r role addr_a addr_b <"$share/pair"
+if [[ -n ${role:-} ]]; then
+	# Host A or B of a pair (guest.sh --pair): rxe0 on the virtio NIC, and
+	# the directory both hosts see on /run/pp-meet.
+	pair=1
+	mine=$addr_a peer=$addr_b
+	[[ $role == A ]] || mine=$addr_b peer=$addr_a
+	netdev=eth0
+	[[ -e /sys/class/net/eth0 ]] || fail "host $role has no eth0 (virtio_net)"
+	if ! { ip addr add "$mine/24" dev eth0 && ip link set eth0 up; }; then
+		fail "cannot configure eth0 on host $role"
+	fi
+	mkdir -p /run/pp-meet
+	mount -t 9p -o trans=virtio,version=9p2000.L ppmeet /run/pp-meet ||
+		fail "cannot mount the pair's meeting directory over 9p"
+else
+	netdev=va
+	ip link add va type veth peer name vb || fail "cannot create veth pair va/vb"
+	if ! { ip addr add 10.99.0.1/24 dev va && ip addr add 10.99.0.2/24 dev vb &&
+		ip link set va up && ip link set vb up; }; then
+		fail "cannot configure veth va/vb"
+	fi
 fi
-out=$(timeout 30 rdma link add rxe0 type rxe netdev va 2>&1) ||
-	fail "rdma link add rxe0 type rxe netdev va failed: $out"
+out=$(timeout 30 rdma link add rxe0 type rxe netdev $netdev 2>&1) ||
+	fail "rdma link add rxe0 type rxe netdev $netdev failed: $out"
 port=/sys/class/infiniband/rxe0/ports/1
 for _ in $(seq 100); do
 	grep -q ACTIVE "$port/state" 2>/dev/null &&
@@ -47,6 +66,17 @@ for _ in $(seq 100); do
 done
 grep -q ACTIVE "$port/state" || fail "rxe0 port 1 is not ACTIVE: $(cat "$port/state")"
 grep -q ffff "$port/gids/1" || fail "rxe0 has no IPv4 GID at index 1"
+if [[ -n $pair ]]; then
+	# The peer boots at the same time: wait (at most 120 s) until it answers
+	# ARP, prodded by a UDP datagram to the discard port.
+	for _ in $(seq 600); do
+		echo >"/dev/udp/$peer/9" 2>/dev/null || true
+		ip neigh show "$peer" dev eth0 | grep -Eq 'REACHABLE|STALE|DELAY' && break
+		sleep 0.2
+	done
+	ip neigh show "$peer" dev eth0 | grep -Eq 'REACHABLE|STALE|DELAY' ||
+		fail "host $role ($mine) cannot reach host $peer over eth0"
+fi
 echo ready >"$share/ready"
 
 # --- Jobs ------------------------------------------------------------------

@@ -3,9 +3,9 @@
 #
 # Run test scripts where an RDMA device exists.
 #
-# Usage: tests/softroce/guest.sh [--timeout SECONDS] SCRIPT [ARGS...]
-#        tests/softroce/guest.sh [--timeout SECONDS] --start DIR
-#        tests/softroce/guest.sh --stop DIR
+# Usage: tests/softroce/guest.sh [--pair] [--timeout SECONDS] SCRIPT [ARGS...]
+#        tests/softroce/guest.sh [--pair] [--timeout SECONDS] --start DIR
+#        tests/softroce/guest.sh [--pair] --stop DIR
 #
 # If the host has an RDMA device with an ACTIVE port (and PP_FORCE_VM is not
 # 1), SCRIPT runs right here. Otherwise Debian's stock kernel boots in QEMU
@@ -17,6 +17,15 @@
 # the background (state in DIR) and returns once rxe0 is up; while
 # PP_GUEST_DIR names DIR, SCRIPT runs in that guest, one job at a time;
 # --stop DIR powers it off. With a real device --start/--stop do nothing.
+#
+# --pair: two hosts. Two guests, A and B, each with its own kernel, virtio
+# NIC eth0 (10.99.1.1/24 and 10.99.1.2/24) and rxe0 on it, joined by one
+# emulated Ethernet segment (QEMU's UDP socket netdev over the loopback).
+# SCRIPT runs on both at once, with PP_ROLE=A or B, PP_ADDR_A, PP_ADDR_B,
+# PP_HOST=PP_ADDR_A, PP_PORT and PP_MEET, a directory both guests see (see
+# tests/e2e/lib.sh); PP_GUEST_PAIR names the state directory of a shared
+# pair. With PP_HOST_A and PP_HOST_B set, the two sides run on those real
+# hosts over ssh instead (docs/testing.md).
 #
 # SCRIPT's output is printed here and its exit status is ours. When the test
 # bed itself fails, one "softroce: <what failed>" line is printed and the
@@ -32,7 +41,14 @@ here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
 cache=${PP_SOFTROCE_CACHE:-/var/cache/pp-softroce}
 # Top-level modules; their dependencies are resolved with modprobe.
 # crc32_generic is needed by "rdma link add" and is not a declared dependency.
-modules=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe ib_uverbs veth)
+# virtio_net (after failover, net_failover) is the two-host NIC; sch_netem
+# (loss) and 8021q (VLANs) serve the two-host cases.
+modules=(virtio_pci 9pnet_virtio 9p crc32_generic failover net_failover
+	virtio_net rdma_rxe ib_uverbs veth sch_netem 8021q)
+pair=0     # --pair: two guests
+job_env='export PP_DEV=rxe0 PP_GID=1 PP_HOST=127.0.0.1'
+pair_addr_a=10.99.1.1
+pair_addr_b=10.99.1.2
 
 die() {
 	echo "$prog: $*"
@@ -40,8 +56,8 @@ die() {
 }
 
 usage() {
-	echo "usage: $0 [--timeout SECONDS] SCRIPT [ARGS...]" >&2
-	echo "       $0 [--timeout SECONDS] --start DIR | --stop DIR" >&2
+	echo "usage: $0 [--pair] [--timeout SECONDS] SCRIPT [ARGS...]" >&2
+	echo "       $0 [--pair] [--timeout SECONDS] --start DIR | --stop DIR" >&2
 	exit 2
 }
 
@@ -54,6 +70,10 @@ while (($#)); do
 		;;
 	--timeout=*)
 		timeout=${1#*=}
+		shift
+		;;
+	--pair)
+		pair=1
 		shift
 		;;
 	--start | --stop)
@@ -75,6 +95,7 @@ if [[ $mode == run ]]; then
 	(($# >= 1)) || usage
 	script=$(realpath -- "$1")
 	shift
+	script_args=("$@")
 	[[ -f $script ]] || die "no such test script: $script"
 	if [[ -x $script ]]; then
 		cmd=("$script" "$@")
@@ -98,7 +119,64 @@ host_device() {
 	return 1
 }
 
-if [[ ${PP_FORCE_VM:-0} != 1 ]] && dev=$(host_device); then
+# Two real hosts (--pair with PP_HOST_A and PP_HOST_B): SCRIPT runs on both
+# over ssh, from the same working directory, as root or a user who may use
+# the RDMA device. The tree, the build and the script must be at the same
+# paths on both hosts, and PP_MEET_DIR (default: .pp-meet in the working
+# directory) a directory both see (NFS, sshfs). PP_ADDR_A and PP_ADDR_B are
+# the hosts' addresses on the RDMA network (default: PP_HOST_A, PP_HOST_B);
+# PP_DEV_A and PP_DEV_B their devices (default: the first).
+run_ssh_pair() {
+	local id meet out role host dev env st sa=0 sb=0 pa pb var
+	id=$(date +%s%N).$$
+	meet=$(realpath -m -- "${PP_MEET_DIR:-$PWD/.pp-meet}")/$id
+	mkdir -p "$meet" || die "cannot create $meet"
+	out=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair-out.XXXXXX")
+	export PP_PORT=${PP_PORT:-$((20000 + RANDOM % 20000))}
+	for role in A B; do
+		host=PP_HOST_$role dev=PP_DEV_$role
+		env=()
+		while IFS= read -r var; do
+			case $var in
+			PP_HOST_? | PP_DEV_? | PP_MEET_DIR | PP_GUEST_* | PP_GID) ;;
+			*) env+=("$var=${!var}") ;;
+			esac
+		done < <(compgen -e | grep '^PP_' || true)
+		env+=("PP_ROLE=$role" "PP_ADDR_A=${PP_ADDR_A:-$PP_HOST_A}"
+			"PP_ADDR_B=${PP_ADDR_B:-$PP_HOST_B}"
+			"PP_HOST=${PP_ADDR_A:-$PP_HOST_A}" "PP_MEET=$meet")
+		[[ -z ${!dev:-} ]] || env+=("PP_DEV=${!dev}")
+		timeout -k 10 "$timeout" ssh -o BatchMode=yes "${!host}" \
+			"cd $(printf %q "$PWD") && env $(printf '%q ' "${env[@]}" "${cmd[@]}")" \
+			</dev/null >"$out/$role" 2>&1 &
+		if [[ $role == A ]]; then pa=$!; else pb=$!; fi
+	done
+	wait "$pa" || sa=$?
+	wait "$pb" || sb=$?
+	for role in A B; do
+		host=PP_HOST_$role
+		echo "=== host $role (${!host})"
+		cat "$out/$role"
+	done
+	rm -rf "$out" "$meet"
+	if ((sa == 0 && sb == 0)); then
+		st=0
+	elif ((sa != 0 && sa != 77 || sb != 0 && sb != 77)); then
+		st=1
+	else
+		st=77
+	fi
+	exit "$st"
+}
+
+if ((pair)) && [[ -n ${PP_HOST_A:-} && -n ${PP_HOST_B:-} ]]; then
+	if [[ $mode != run ]]; then
+		echo "$prog: two real hosts (PP_HOST_A, PP_HOST_B), no guests to $mode"
+		exit 0
+	fi
+	run_ssh_pair
+fi
+if ((!pair)) && [[ ${PP_FORCE_VM:-0} != 1 ]] && dev=$(host_device); then
 	if [[ $mode != run ]]; then
 		echo "$prog: RDMA device $dev on the host, no guest to $mode"
 		exit 0
@@ -144,7 +222,7 @@ write_job() {
 			*) printf 'export %s=%q\n' "$var" "${!var}" ;;
 			esac
 		done < <(compgen -e | grep '^PP_' || true)
-		echo 'export PP_DEV=rxe0 PP_GID=1 PP_HOST=127.0.0.1'
+		echo "$job_env"
 		echo 'export HOME=/tmp TMPDIR=/tmp LANG=C.UTF-8'
 		printf 'PP_CWD=%q\n' "$PWD"
 		printf 'PP_CMD=(%s)\n' "$(printf '%q ' "${cmd[@]}")"
@@ -185,10 +263,10 @@ job_result() {
 	exit "$status"
 }
 
-# stop_guest: power off the shared guest of $dir, kill QEMU if it does not
+# stop_guest DIR: power off the shared guest of DIR, kill QEMU if it does not
 # stop within 30 s, remove the state. Status 1 if it was already gone.
 stop_guest() {
-	local pid='' i
+	local dir=$1 pid='' i
 	[[ -e $dir/qemu.pid ]] || {
 		rm -rf "$dir"
 		return 0
@@ -218,6 +296,10 @@ submit_job() {
 	local dir=$1 share=$1/share pid='' start=$SECONDS i j limit
 	gone() {
 		[[ -z ${job:-} || ! -e $job/output ]] || cat "$job/output"
+		if [[ -n ${pair_meet:-} && -e $pair_meet/poweroff-$pair_role ]]; then
+			echo "$prog: host $pair_role powered off, as the test asked"
+			exit 0
+		fi
 		echo "$prog: the shared guest is gone: its QEMU (pid ${pid:-?}) $* (state in $dir)"
 		[[ ! -e $dir/console.log ]] || console_tail "$dir/console.log"
 		exit 1
@@ -267,10 +349,17 @@ submit_job() {
 }
 
 if [[ $mode == stop ]]; then
-	stop_guest
+	if ((pair)); then
+		st=0
+		stop_guest "$dir/a" || st=1
+		stop_guest "$dir/b" || st=1
+		rm -rf "$dir"
+		exit "$st"
+	fi
+	stop_guest "$dir"
 	exit
 fi
-if [[ $mode == run && -n ${PP_GUEST_DIR:-} && -e $PP_GUEST_DIR/qemu.pid ]]; then
+if ((!pair)) && [[ $mode == run && -n ${PP_GUEST_DIR:-} && -e $PP_GUEST_DIR/qemu.pid ]]; then
 	submit_job "$(realpath -m -- "$PP_GUEST_DIR")"
 fi
 
@@ -400,13 +489,18 @@ prepare_share() {
 	: >"$1/tmpkeep"
 }
 
-# boot_qemu SHARE CONSOLE [PREFIX...]: start QEMU in the background, PID in
-# $qemu_pid.
+# boot_qemu SHARE CONSOLE [setsid] [QEMU-ARGS...]: start QEMU in the
+# background, PID in $qemu_pid. QEMU-ARGS default to -smp 2 -nic none.
 boot_qemu() {
-	local share=$1 console=$2
+	local share=$1 console=$2 prefix=()
 	shift 2
-	"$@" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 1024 -smp 2 \
-		-nographic -no-reboot -nic none \
+	[[ ${1:-} != setsid ]] || {
+		prefix=(setsid)
+		shift
+	}
+	(($#)) || set -- -smp 2 -nic none
+	"${prefix[@]}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 1024 "$@" \
+		-nographic -no-reboot \
 		-kernel "$entry/vmlinuz" -initrd "$entry/initrd.img" \
 		-append "console=ttyS0 quiet panic=-1" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
@@ -422,39 +516,184 @@ boot_failure() {
 	echo "${failure:-the guest did not boot or did not report a status}"
 }
 
-# --start: boot a shared guest in the background, in its own session (CTest
-# must not wait for it nor kill it with the setup test), and wait until it
-# is ready. A guest left by an interrupted run is stopped first.
-if [[ $mode == start ]]; then
-	[[ ! -e $dir/qemu.pid ]] || stop_guest >/dev/null || true
+# boot_guest DIR [ROLE]: boot a shared guest in the background, state in
+# DIR, in its own session (CTest must not wait for it nor kill it with the
+# setup test). A guest left in DIR by an interrupted run is stopped first.
+# ROLE A or B: that host of the pair whose state directory is DIR/.. (ports,
+# meet/).
+boot_guest() {
+	local dir=$1 role=${2:-} up=${1%/*} p1 p2 mac qemu_args
+	[[ ! -e $dir/qemu.pid ]] || stop_guest "$dir" >/dev/null || true
 	rm -rf "$dir"
 	mkdir -p "$dir" || die "cannot create $dir"
 	prepare_share "$dir/share"
 	# A forgotten guest powers itself off.
 	echo "${PP_GUEST_IDLE:-900}" >"$dir/share/idle"
-	boot_qemu "$dir/share" "$dir/console.log" setsid
+	qemu_args=(-smp 2 -nic none)
+	if [[ -n $role ]]; then
+		# A binds P1 and sends to P2, B the other way round.
+		read -r p1 p2 <"$up/ports"
+		mac=52:54:00:99:01:01
+		if [[ $role == B ]]; then
+			read -r p2 p1 <"$up/ports"
+			mac=52:54:00:99:01:02
+		fi
+		echo "$role $pair_addr_a $pair_addr_b" >"$dir/share/pair"
+		# One vCPU each: two guests on a 2-core machine.
+		qemu_args=(-smp 1
+			-netdev "socket,id=n0,udp=127.0.0.1:$p2,localaddr=127.0.0.1:$p1"
+			-device "virtio-net-pci,netdev=n0,mac=$mac"
+			-virtfs "local,path=$up/meet,mount_tag=ppmeet,security_model=none")
+	fi
+	boot_qemu "$dir/share" "$dir/console.log" setsid "${qemu_args[@]}"
 	echo "$qemu_pid" >"$dir/qemu.pid"
-	start=$SECONDS
-	failure=
-	until [[ -e $dir/share/ready ]]; do
-		if ! kill -0 "$qemu_pid" 2>/dev/null; then
-			failure=$(boot_failure "$dir/console.log")
-			break
-		elif ((SECONDS - start >= timeout)); then
+}
+
+# wait_ready DIR...: wait until the guests of DIR... are ready (rxe0 up; for
+# a pair, the peer answers ARP). Otherwise print why and the console tails,
+# kill them and return 1.
+wait_ready() {
+	local start=$SECONDS d pid failure='' pending
+	while :; do
+		pending=0
+		for d; do
+			[[ ! -e $d/share/ready ]] || continue
+			pending=1
+			read -r pid <"$d/qemu.pid" || true
+			if ! kill -0 "$pid" 2>/dev/null; then
+				failure=$(boot_failure "$d/console.log")
+				(($# == 1)) || failure="guest ${d##*/}: $failure"
+				break 2
+			fi
+		done
+		((pending)) || return 0
+		if ((SECONDS - start >= timeout)); then
 			failure="the guest was not ready within --timeout $timeout s (QEMU killed)"
 			break
 		fi
 		sleep 0.2
 	done
-	if [[ -z $failure ]]; then
+	echo "$prog: $failure"
+	for d; do
+		read -r pid <"$d/qemu.pid" || true
+		kill -KILL "$pid" 2>/dev/null || true
+		(($# == 1)) || echo "--- guest ${d##*/}"
+		console_tail "$d/console.log"
+	done
+	return 1
+}
+
+# free_udp_port: a random UDP port that nothing on the host has bound
+# (random, so that concurrent runs do not collide).
+free_udp_port() {
+	local p i
+	for ((i = 0; i < 200; i++)); do
+		p=$((20000 + RANDOM % 40000))
+		if [[ -z $(ss -Hlun "sport = :$p") ]]; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# submit_pair DIR: run "${cmd[@]}" on both hosts of the shared pair in DIR,
+# at once, as jobs with PP_ROLE=A and B; print A's output, then B's; the
+# status is 0 if both passed, 77 if both skipped or one skipped and the
+# other passed, else 1. A host that the script powered off (it wrote
+# PP_MEET/poweroff-ROLE first) counts as passed and is booted again.
+submit_pair() {
+	local pdir=$1 id meet out role st sa=0 sb=0 pa pb t0
+	id=$(date +%s%N).$$
+	meet=$pdir/meet/$id
+	mkdir -p "$meet"
+	out=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair-out.XXXXXX")
+	# Both sides must agree on the exchange port.
+	export PP_PORT=${PP_PORT:-$((20000 + RANDOM % 20000))}
+	for role in A B; do
+		(
+			pair_meet=$meet pair_role=$role
+			job_env="export PP_DEV=rxe0 PP_ROLE=$role PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b PP_HOST=$pair_addr_a PP_MEET=/run/pp-meet/$id; unset PP_GID"
+			submit_job "$pdir/${role,,}"
+		) >"$out/$role" 2>&1 &
+		if [[ $role == A ]]; then pa=$!; else pb=$!; fi
+	done
+	wait "$pa" || sa=$?
+	wait "$pb" || sb=$?
+	for role in A B; do
+		echo "=== host $role"
+		cat "$out/$role"
+	done
+	rm -rf "$out"
+	for role in A B; do
+		[[ -e $meet/poweroff-$role ]] || continue
+		t0=$SECONDS
+		boot_guest "$pdir/${role,,}" "$role"
+		if wait_ready "$pdir/${role,,}"; then
+			echo "$prog: host $role booted again in $((SECONDS - t0)) s"
+		else
+			echo "$prog: host $role did not boot again after its power-off"
+			sa=1
+		fi
+	done
+	rm -rf "$meet"
+	if ((sa == 0 && sb == 0)); then
+		st=0
+	elif ((sa != 0 && sa != 77 || sb != 0 && sb != 77)); then
+		st=1
+	else
+		st=77
+	fi
+	exit "$st"
+}
+
+# --start: boot a shared guest (--pair: both hosts at once) and wait until
+# it is ready.
+if [[ $mode == start ]]; then
+	start=$SECONDS
+	if ((pair)); then
+		[[ ! -e $dir/a/qemu.pid ]] || stop_guest "$dir/a" >/dev/null || true
+		[[ ! -e $dir/b/qemu.pid ]] || stop_guest "$dir/b" >/dev/null || true
+		rm -rf "$dir"
+		mkdir -p "$dir/meet" || die "cannot create $dir"
+		if ! p1=$(free_udp_port) || ! p2=$(free_udp_port) || [[ $p1 == "$p2" ]]; then
+			die "no free UDP port pair on the loopback"
+		fi
+		echo "$p1 $p2" >"$dir/ports"
+		boot_guest "$dir/a" A
+		boot_guest "$dir/b" B
+		if wait_ready "$dir/a" "$dir/b"; then
+			echo "$prog: shared pair ready in $((SECONDS - start)) s (UDP ports $p1/$p2, state in $dir)"
+			exit 0
+		fi
+		rm -rf "$dir"
+		exit 1
+	fi
+	boot_guest "$dir"
+	if wait_ready "$dir"; then
 		echo "$prog: shared guest ready in $((SECONDS - start)) s (QEMU pid $qemu_pid, state in $dir)"
 		exit 0
 	fi
-	kill -KILL "$qemu_pid" 2>/dev/null || true
-	echo "$prog: $failure"
-	console_tail "$dir/console.log"
 	rm -rf "$dir"
 	exit 1
+fi
+
+# Two hosts: in the shared pair, or in a pair booted for this script alone.
+if ((pair)); then
+	if [[ -n ${PP_GUEST_PAIR:-} && -e $PP_GUEST_PAIR/a/qemu.pid ]]; then
+		submit_pair "$(realpath -m -- "$PP_GUEST_PAIR")"
+	fi
+	p=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair.XXXXXX")
+	"$here/guest.sh" --pair --timeout "$timeout" --start "$p/pair" || {
+		rm -rf "$p"
+		exit 1
+	}
+	st=0
+	PP_GUEST_PAIR=$p/pair "$here/guest.sh" --pair --timeout "$timeout" \
+		"$script" "${script_args[@]}" || st=$?
+	"$here/guest.sh" --pair --stop "$p/pair" || st=1
+	rm -rf "$p"
+	exit "$st"
 fi
 
 # --- One guest for one script ----------------------------------------------

@@ -11,11 +11,16 @@
 #include "check_main.h"
 #include "pp_explain.h"
 
-static const struct pp_explain_ctx roce = { .hop_limit = 64 };
-static const struct pp_explain_ctx roce_hop1 = { .hop_limit = 1 };
-static const struct pp_explain_ctx ib = { .hop_limit = 0 };
-static const struct pp_explain_ctx roce_recv = { .recv = true,
-						 .hop_limit = 64 };
+static const struct pp_explain_ctx roce = { .grh = true,
+					    .port = "rxe0:1",
+					    .port_state = IBV_PORT_ACTIVE };
+static const struct pp_explain_ctx ib = { .port = "mlx5_0:1" }; /* no GRH */
+static const struct pp_explain_ctx roce_recv = { .recv = true, .grh = true };
+static const struct pp_explain_ctx port_down = {
+	.grh = true,
+	.port = "rxe0:1",
+	.port_state = IBV_PORT_DOWN,
+};
 
 /* Every status but success, up to the last one verbs.h defines. */
 START_TEST(every_status)
@@ -40,8 +45,12 @@ static const struct case_ {
 } cases[] = {
 	{ IBV_WC_RETRY_EXC_ERR, &roce,
 	  "the peer's NIC did not acknowledge: a wrong GID or route between the hosts (-g, --show-gids on both), a link down on the path, or the peer host gone" },
-	{ IBV_WC_RETRY_EXC_ERR, &roce_hop1,
-	  "the peer's NIC did not acknowledge: with hop limit 1 an IP router on the path drops every packet (--hop-limit 64); else a wrong GID or route between the hosts (-g, --show-gids on both), a link down on the path, or the peer host gone" },
+	/* the port went down: whatever the status (rxe: local QP operation
+	 * error), that is what happened */
+	{ IBV_WC_LOC_QP_OP_ERR, &port_down,
+	  "port rxe0:1 is DOWN now: its link or network device went down (ibv_devinfo, ip link)" },
+	{ IBV_WC_RETRY_EXC_ERR, &port_down,
+	  "port rxe0:1 is DOWN now: its link or network device went down (ibv_devinfo, ip link)" },
 	{ IBV_WC_RETRY_EXC_ERR, &ib,
 	  "the peer's NIC did not acknowledge: a wrong LID or a path the subnet manager moved, a link down on the path, or the peer host gone" },
 	{ IBV_WC_RNR_RETRY_EXC_ERR, &roce,
