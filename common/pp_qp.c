@@ -134,6 +134,27 @@ static const char *hint(const struct pp_qp_cfg *cfg, enum pp_qp_step step)
 	return "check dmesg and ibv_devinfo -v";
 }
 
+/*
+ * --trace: the hop limit the QP really uses.  On RoCE the kernel resolves
+ * the peer's MAC at RTR and sets the GRH hop limit from the route (1 on
+ * the local link, the route's hop limit through a router: ib_core's
+ * ib_resolve_eth_dmac()), whatever --hop-limit asked for.
+ */
+static void trace_hop_limit(struct ibv_qp *qp, const struct pp_qp_cfg *cfg)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	if (!cfg->trace || !cfg->trace->on ||
+	    ibv_query_qp(qp, &attr, IBV_QP_AV, &init))
+		return;
+	pp_trace_step(cfg->trace, "  hop limit in use %u (asked %u)%s",
+		      attr.ah_attr.grh.hop_limit, cfg->hop_limit,
+		      attr.ah_attr.grh.hop_limit == cfg->hop_limit ?
+			      "" :
+			      ": the kernel set it from the route (RoCE)");
+}
+
 int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
 		 enum pp_qp_step step, uint32_t local_psn,
 		 const struct pp_addr *remote, struct pp_err *err)
@@ -152,5 +173,7 @@ int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
 		pp_err_set(err, "modify %sQP 0x%06x to %s failed: %s (%s)",
 			   qp_kind(cfg), qp->qp_num, pp_qp_step_name(step),
 			   strerror(ret), hint(cfg, step));
+	else if (step == PP_QP_RTR && (mask & IBV_QP_AV) && cfg->use_grh)
+		trace_hop_limit(qp, cfg);
 	return ret;
 }

@@ -11,7 +11,7 @@
  * looked at once per 256 empty polls and the socket to the peer once a
  * millisecond.  Warm-up iterations come first and are not measured.
  *
- * UD may lose a message or its reply.  The client gives each iteration a
+ * UD and UC may lose a message or its reply.  The client gives each iteration a
  * deadline (pp_run_loss_timeout_ms()); an iteration without its reply by then
  * is counted as lost and the run goes on with the next one.  A reply that
  * comes later carries an older number than the one awaited and is dropped.
@@ -103,7 +103,7 @@ struct pp_run_result {
  * @err->remote); ECONNRESET (the peer closed the connection); ECANCELED
  * (SIGINT or SIGTERM, pp_signal.h: "interrupted by SIGINT at iteration 12
  * of 1000"; the signal is noticed within about a millisecond); ENOMEM;
- * another errno from a verb.  Lost UD iterations alone are no error: they
+ * another errno from a verb.  Lost UD or UC iterations alone are no error: they
  * are counted in @res->lost.
  */
 int pp_run(struct pp_res *r, const struct pp_conn *c,

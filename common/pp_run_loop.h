@@ -46,7 +46,7 @@ struct run {
 	const struct pp_run_loop *v;
 	struct pp_run_result *res;
 	struct pp_err *err;
-	bool lossy; /* UD: a message may never come */
+	bool lossy; /* UD, UC: a message may never come */
 	int64_t progress_deadline;
 	int64_t next_peek;
 	uint64_t iter;	/* for messages: the iteration under way */

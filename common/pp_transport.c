@@ -46,6 +46,7 @@ static const struct pp_transport_desc transports[] = {
 		.tool = PP_TOOL_RC,
 		.default_qps = 1,
 		.qp_type = IBV_QPT_UC,
+		.lossy = true, /* nothing resends a lost message */
 		.ops = PP_OP_SEND | PP_OP_WRITE,
 		.mask = { INIT_CONN, RTR_CONN, RTS_UNREL },
 	},

@@ -76,7 +76,7 @@ START_TEST(test_facts)
 	ck_assert(ud->lossy && ud->datagram && !ud->reliable);
 	ck_assert_int_eq(ud->qp_type, IBV_QPT_UD);
 	ck_assert_uint_eq(ud->ops, PP_OP_SEND);
-	ck_assert(!uc->reliable && !uc->lossy);
+	ck_assert(!uc->reliable && uc->lossy);
 	ck_assert_uint_eq(uc->ops, PP_OP_SEND | PP_OP_WRITE);
 	ck_assert(srq->srq && !srq->xrc && srq->reliable);
 	ck_assert(xrc->srq && xrc->xrc && xrc->reliable);
