@@ -136,9 +136,9 @@ static const char *hint(const struct pp_qp_cfg *cfg, enum pp_qp_step step)
 
 /*
  * --trace: the hop limit the QP really uses.  On RoCE the kernel resolves
- * the peer's MAC at RTR and sets the GRH hop limit from the route (1 on
- * the local link, the route's hop limit through a router: ib_core's
- * ib_resolve_eth_dmac()), whatever --hop-limit asked for.
+ * the peer's MAC at RTR and sets the GRH hop limit from the route (ib_core's
+ * ib_resolve_eth_dmac(): 64, the IP TTL, through a router and over the
+ * loopback), whatever --hop-limit asked for.
  */
 static void trace_hop_limit(struct ibv_qp *qp, const struct pp_qp_cfg *cfg)
 {

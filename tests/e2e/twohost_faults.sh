@@ -67,8 +67,7 @@ loss() {
 		pp_pair_run "$name" "$bin" -d "$PP_DEV" -p "$pp_pair_port" -T 3 -- \
 			"$bin" -d "$PP_DEV" -p "$pp_pair_port" -T 3 -c $opts "$PP_ADDR_A"
 		[[ $PP_ROLE == B ]] || continue
-		total=${opts#-n }
-		total=${total%% *}
+		[[ $opts =~ -n\ ([0-9]+) ]] && total=${BASH_REMATCH[1]}
 		pp_expect_status "$pp_sa" 1 "$name with 3% loss: server on A"
 		pp_expect_status "$pp_sb" 1 "$name with 3% loss: client on B"
 		pp_expect_grep "^$tool: lost [1-9][0-9]* of $total iterations" \
