@@ -17,21 +17,11 @@ source "$(dirname "$0")/lib.sh"
 
 case=${1:?usage: interop.sh TRANSPORT.ROLE}
 tr=${case%%.*} role=${case#*.}
-iters=1000 size=4096
-ours_opts=() stock_opts=(-m 1024)
-case $tr in
-rc) ours=rc_pingpong stock=ibv_rc_pingpong ;;
-uc) ours=rc_pingpong stock=ibv_uc_pingpong ours_opts=(--uc) ;;
-ud) ours=ud_pingpong stock=ibv_ud_pingpong size=1024 stock_opts=() ;;
-srq)
-	ours=srq_pingpong stock=ibv_srq_pingpong
-	ours_opts=(-q 16) stock_opts=(-m 1024 -q 16)
-	;;
-*)
+iters=1000
+pp_interop_pair "$tr" || {
 	echo "FAIL: unknown transport '$tr' (rc, uc, ud or srq)"
 	exit 1
-	;;
-esac
+}
 [[ $role == client || $role == server ]] || {
 	echo "FAIL: unknown role '$role' (client or server)"
 	exit 1

@@ -341,6 +341,24 @@ pp_wait_gid() {
 	return 1
 }
 
+# pp_interop_pair TRANSPORT: our tool against rdma-core's for rc, uc, ud or
+# srq: sets ours, stock, size, ours_opts and stock_opts (the options each
+# needs to match the other; the stock tools negotiate nothing).  Returns 1
+# for another transport.
+pp_interop_pair() {
+	size=4096 ours_opts=() stock_opts=(-m 1024)
+	case $1 in
+	rc) ours=rc_pingpong stock=ibv_rc_pingpong ;;
+	uc) ours=rc_pingpong stock=ibv_uc_pingpong ours_opts=(--uc) ;;
+	ud) ours=ud_pingpong stock=ibv_ud_pingpong size=1024 stock_opts=() ;;
+	srq)
+		ours=srq_pingpong stock=ibv_srq_pingpong
+		ours_opts=(-q 16) stock_opts=(-m 1024 -q 16)
+		;;
+	*) return 1 ;;
+	esac
+}
+
 pp_fail() {
 	echo "FAIL: $*"
 	pp_failed=1

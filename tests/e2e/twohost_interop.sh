@@ -31,16 +31,7 @@ fi
 
 qpns() { sed -n "s/^  $2 address: .*QPN \(0x[0-9a-f]*\).*/\1/p" "$1" | sort; }
 for tr in rc uc ud srq; do
-	size=4096 ours_opts=() stock_opts=(-m 1024)
-	case $tr in
-	rc) ours=rc_pingpong stock=ibv_rc_pingpong ;;
-	uc) ours=rc_pingpong stock=ibv_uc_pingpong ours_opts=(--uc) ;;
-	ud) ours=ud_pingpong stock=ibv_ud_pingpong size=1024 stock_opts=() ;;
-	srq)
-		ours=srq_pingpong stock=ibv_srq_pingpong
-		ours_opts=(-q 16) stock_opts=(-m 1024 -q 16)
-		;;
-	esac
+	pp_interop_pair "$tr"
 	bin=$(pp_bin "$ours")
 	for role in client server; do
 		name=$tr.ours-$role

@@ -119,6 +119,17 @@ host_device() {
 	return 1
 }
 
+# pair_exit SA SB: exit with the status of a pair job from its two sides
+# statuses: 0 when both passed, 1 when either failed, else 77 (skipped).
+pair_exit() {
+	if (($1 == 0 && $2 == 0)); then
+		exit 0
+	elif (($1 != 0 && $1 != 77 || $2 != 0 && $2 != 77)); then
+		exit 1
+	fi
+	exit 77
+}
+
 # Two real hosts (--pair with PP_HOST_A and PP_HOST_B): SCRIPT runs on both
 # over ssh, from the same working directory, as root or a user who may use
 # the RDMA device. The tree, the build and the script must be at the same
@@ -127,7 +138,7 @@ host_device() {
 # the hosts' addresses on the RDMA network (default: PP_HOST_A, PP_HOST_B);
 # PP_DEV_A and PP_DEV_B their devices (default: the first).
 run_ssh_pair() {
-	local id meet out role host dev env st sa=0 sb=0 pa pb var
+	local id meet out role host dev env sa=0 sb=0 pa pb var
 	id=$(date +%s%N).$$
 	meet=$(realpath -m -- "${PP_MEET_DIR:-$PWD/.pp-meet}")/$id
 	mkdir -p "$meet" || die "cannot create $meet"
@@ -159,14 +170,7 @@ run_ssh_pair() {
 		cat "$out/$role"
 	done
 	rm -rf "$out" "$meet"
-	if ((sa == 0 && sb == 0)); then
-		st=0
-	elif ((sa != 0 && sa != 77 || sb != 0 && sb != 77)); then
-		st=1
-	else
-		st=77
-	fi
-	exit "$st"
+	pair_exit "$sa" "$sb"
 }
 
 if ((pair)) && [[ -n ${PP_HOST_A:-} && -n ${PP_HOST_B:-} ]]; then
@@ -603,7 +607,7 @@ free_udp_port() {
 # other passed, else 1. A host that the script powered off (it wrote
 # PP_MEET/poweroff-ROLE first) counts as passed and is booted again.
 submit_pair() {
-	local pdir=$1 id meet out role st sa=0 sb=0 pa pb t0
+	local pdir=$1 id meet out role sa=0 sb=0 pa pb t0
 	id=$(date +%s%N).$$
 	meet=$pdir/meet/$id
 	mkdir -p "$meet"
@@ -637,14 +641,7 @@ submit_pair() {
 		fi
 	done
 	rm -rf "$meet"
-	if ((sa == 0 && sb == 0)); then
-		st=0
-	elif ((sa != 0 && sa != 77 || sb != 0 && sb != 77)); then
-		st=1
-	else
-		st=77
-	fi
-	exit "$st"
+	pair_exit "$sa" "$sb"
 }
 
 # --start: boot a shared guest (--pair: both hosts at once) and wait until
