@@ -101,8 +101,10 @@ static void check_ok(const struct pp_opts *o, enum pp_tool tool, int argc,
 	case PP_TOOL_SRQ:
 		if (o->transport != PP_TR_SRQ)
 			fail(tool, "transport not srq");
-		/* cross rule; --help stops parsing before it is applied */
-		if (!o->help && o->rx_depth < o->num_qps)
+		/* cross rule; --help and --version stop parsing before it is
+		 * applied */
+		if (!o->help && !(o->set & PP_OPT_BIT(PP_OPT_VERSION)) &&
+		    o->rx_depth < o->num_qps)
 			fail(tool, "rx_depth below num_qps");
 		break;
 	case PP_TOOL_XRC:
