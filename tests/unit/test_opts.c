@@ -561,15 +561,9 @@ START_TEST(test_u64_suffixes)
 }
 END_TEST
 
+/* The transports' names are pp_transport's (test_transport.c). */
 START_TEST(test_names)
 {
-	ck_assert_str_eq(pp_transport_name(PP_TR_RC), "rc");
-	ck_assert_str_eq(pp_transport_name(PP_TR_UC), "uc");
-	ck_assert_str_eq(pp_transport_name(PP_TR_UD), "ud");
-	ck_assert_str_eq(pp_transport_name(PP_TR_SRQ), "srq");
-	ck_assert_str_eq(pp_transport_name(PP_TR_XRC), "xrc");
-	ck_assert_str_eq(pp_transport_name((enum pp_transport)0), "unknown");
-	ck_assert_str_eq(pp_transport_name((enum pp_transport)99), "unknown");
 	ck_assert_str_eq(pp_tool_name(PP_TOOL_RC), "rc_pingpong");
 	ck_assert_str_eq(pp_tool_name(PP_TOOL_UD), "ud_pingpong");
 	ck_assert_str_eq(pp_tool_name(PP_TOOL_SRQ), "srq_pingpong");

@@ -42,7 +42,9 @@ START_TEST(test_names)
 	ck_assert_str_eq(pp_transport_name(PP_TR_UD), "ud");
 	ck_assert_str_eq(pp_transport_name(PP_TR_SRQ), "srq");
 	ck_assert_str_eq(pp_transport_name(PP_TR_XRC), "xrc");
+	ck_assert_str_eq(pp_transport_name((enum pp_transport)0), "unknown");
 	ck_assert_str_eq(pp_transport_name((enum pp_transport)9), "unknown");
+	ck_assert_str_eq(pp_transport_name((enum pp_transport)99), "unknown");
 	ck_assert_str_eq(pp_transport_of(PP_TR_XRC)->stock_tool,
 			 "ibv_xsrq_pingpong");
 	ck_assert_str_eq(pp_transport_of(PP_TR_UC)->stock_tool,
