@@ -176,8 +176,7 @@ static void write_histogram(struct pp_json *j, const struct pp_run_result *r)
 	unsigned int i;
 
 	pp_json_key(j, "histogram");
-	if (!r->nsamples || pp_hist_compute(r->samples, r->nsamples,
-					    PP_HIST_DEFAULT_BINS, &h)) {
+	if (pp_run_hist(r, PP_HIST_DEFAULT_BINS, &h)) {
 		pp_json_null(j);
 		return;
 	}
@@ -218,7 +217,7 @@ static void write_results(struct pp_json *j, const struct pp_session *s)
 	for (k = 0; k < s->nresults; k++) {
 		const struct pp_run_result *r = &s->results[k];
 		struct pp_stats st;
-		bool have = !pp_stats_compute(r->samples, r->nsamples, &st);
+		bool have = !pp_run_stats(r, &st);
 
 		pp_json_begin_object(j);
 		pp_json_key_uint(j, "size", r->size);
@@ -281,6 +280,26 @@ int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 	pp_json_begin_object(&j);
 	pp_json_key_int(&j, "exit", exit_status);
 	key_string_or_null(&j, "error", error);
+	pp_json_end_object(&j);
+	pp_json_end_object(&j);
+	return pp_json_finish(&j);
+}
+
+int pp_doc_interval(FILE *f, const struct pp_run_interval *iv)
+{
+	struct pp_json j;
+
+	pp_json_init(&j, f, false);
+	pp_json_begin_object(&j);
+	pp_json_key(&j, "interval");
+	pp_json_begin_object(&j);
+	pp_json_key_uint(&j, "index", iv->index);
+	pp_json_key_uint(&j, "size", iv->size);
+	pp_json_key_double(&j, "start_s", iv->start_s);
+	pp_json_key_double(&j, "end_s", iv->end_s);
+	pp_json_key(&j, "figures");
+	pp_json_figures(&j, iv->stats, iv->size, iv->samples,
+			iv->end_s - iv->start_s);
 	pp_json_end_object(&j);
 	pp_json_end_object(&j);
 	return pp_json_finish(&j);

@@ -23,4 +23,17 @@
 int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 		 const char *error);
 
+struct pp_run_interval;
+
+/**
+ * pp_doc_interval() - --json --interval: one interval as one line
+ * {"interval": {"index", "size", "start_s", "end_s", "figures"}}, written
+ * as the interval ends, before the document (docs/measurement.md)
+ * @f: stream (stdout)
+ * @iv: the interval
+ *
+ * Return: 0, or the writer's error.
+ */
+int pp_doc_interval(FILE *f, const struct pp_run_interval *iv);
+
 #endif /* PP_DOC_H */

@@ -260,6 +260,17 @@ static const struct opt_def opt_table[] = {
 		.help = "write every round trip to FILE (size,sample,rtt_ns lines)",
 	},
 	{
+		.id = PP_OPT_INTERVAL,
+		.name = "interval",
+		.arg = "SEC",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = PP_MAX_DURATION_S,
+		.help = "print the figures of every SEC seconds of the run as it goes (--json: one line each)",
+		.unset = "off",
+	},
+	{
 		.id = PP_OPT_NO_INLINE,
 		.name = "no-inline",
 		.kind = OPT_FLAG,
@@ -442,6 +453,9 @@ static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 	case PP_OPT_TIMEOUT:
 		*v = o->timeout_ms / 1000;
 		return true;
+	case PP_OPT_INTERVAL:
+		*v = o->interval_s;
+		return o->interval_s != 0;
 	default:
 		return false;
 	}
@@ -468,6 +482,9 @@ static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 		break;
 	case PP_OPT_TIMEOUT:
 		o->timeout_ms = (uint32_t)v * 1000;
+		break;
+	case PP_OPT_INTERVAL:
+		o->interval_s = (uint32_t)v;
 		break;
 	default:
 		break;

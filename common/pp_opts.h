@@ -54,6 +54,7 @@ enum pp_opt_id {
 	PP_OPT_FLOW_LABEL, /* --flow-label */
 	PP_OPT_PKEY_INDEX, /* --pkey-index */
 	PP_OPT_VERSION,	   /* -V, --version */
+	PP_OPT_INTERVAL,   /* --interval SEC */
 	PP_OPT_COUNT
 };
 
@@ -81,6 +82,7 @@ struct pp_opts {
 	bool json;	     /* --json: one JSON document on stdout */
 	bool histogram;	     /* --histogram: print a histogram */
 	const char *samples_path; /* --samples: raw samples to this file */
+	uint32_t interval_s;	  /* --interval: figures every SEC; 0: none */
 				  /*
 	 * The negotiated parameters (pp_params.h): size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu

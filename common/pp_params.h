@@ -119,7 +119,8 @@ enum pp_zero {
 	FLAG(no_inline, PP_OPT_NO_INLINE, PP_F_NO_INLINE, 0x0004, true,        \
 	     "inline sends", "inline")                                         \
 	LOCAL(timeout_ms, "timeout_ms", false)                                 \
-	LOCAL(port, "tcp_port", false)
+	LOCAL(port, "tcp_port", false)                                         \
+	LOCAL(interval_s, "interval_s", false)
 /* clang-format on */
 
 /* Expand to nothing: for the kinds a module has no use for. */

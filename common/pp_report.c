@@ -13,6 +13,8 @@
 
 #include "pp_gid.h"
 #include "pp_report.h"
+#include "pp_run.h"
+#include "pp_stats.h"
 
 /* "remote" is the longest label; shorter ones are padded so LIDs align. */
 #define PP_LABEL_WIDTH 6
@@ -119,4 +121,28 @@ void pp_report_sweep_line(FILE *f, uint64_t size, const struct pp_stats *s,
 		fprintf(f, "%10s %10s %10s %10s %10s %10s ", "-", "-", "-", "-",
 			"-", "-");
 	fprintf(f, "%11.2f %6llu\n", mbps, (unsigned long long)lost);
+}
+
+void pp_report_interval(FILE *f, const struct pp_run_interval *iv)
+{
+	double seconds = iv->end_s - iv->start_s;
+	double mbps = 0.0, usec_iter = 0.0;
+	const struct pp_stats *s = iv->stats;
+
+	if (good_seconds(seconds)) {
+		mbps = 2.0 * (double)iv->size * (double)iv->samples * 8.0 /
+		       (seconds * 1e6);
+		if (iv->samples)
+			usec_iter = seconds * 1e6 / (double)iv->samples;
+	}
+	fprintf(f,
+		"  interval %llu: %.3f-%.3f s, %llu round trips, %.3f usec/iter",
+		(unsigned long long)iv->index, iv->start_s, iv->end_s,
+		(unsigned long long)iv->samples, usec_iter);
+	if (s)
+		fprintf(f,
+			", usec min %.3f median %.3f mean %.3f p99 %.3f max %.3f",
+			s->min, s->median, s->mean, s->p99, s->max);
+	fprintf(f, ", %.2f Mbit/sec\n", mbps);
+	fflush(f);
 }

@@ -93,4 +93,15 @@ void pp_report_sweep_header(FILE *f);
 void pp_report_sweep_line(FILE *f, uint64_t size, const struct pp_stats *s,
 			  uint64_t iters, uint64_t lost, double seconds);
 
+struct pp_run_interval;
+
+/**
+ * pp_report_interval() - one --interval line: its number, its time span
+ * (seconds from the start of the measured run), round trips, usec/iter,
+ * min, median, mean, p99, max (usec) and Mbit/sec
+ * @f: stream
+ * @iv: the interval
+ */
+void pp_report_interval(FILE *f, const struct pp_run_interval *iv);
+
 #endif /* PP_REPORT_H */

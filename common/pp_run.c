@@ -13,8 +13,10 @@
 
 #include "pp_clock.h"
 #include "pp_explain.h"
+#include "pp_hist.h"
 #include "pp_run_loop.h"
 #include "pp_signal.h"
+#include "pp_stats.h"
 #include "pp_sock.h"
 #include "pp_time.h"
 
@@ -103,6 +105,141 @@ void pp_run_free(struct pp_run_result *res)
 	free(res->samples);
 	res->samples = NULL;
 	res->nsamples = 0;
+	pp_lhist_destroy(res->lhist);
+	res->lhist = NULL;
+}
+
+bool pp_run_keeps_lhist(const struct pp_run_cfg *cfg)
+{
+	return !cfg->keep_raw &&
+	       (cfg->duration_ns || cfg->iters > PP_LHIST_RAW_LIMIT);
+}
+
+int pp_run_stats(const struct pp_run_result *res, struct pp_stats *st)
+{
+	if (res->lhist)
+		return pp_lhist_stats(res->lhist, st);
+	return pp_stats_compute(res->samples, res->nsamples, st);
+}
+
+int pp_run_hist(const struct pp_run_result *res, unsigned int nbins,
+		struct pp_hist *out)
+{
+	if (res->lhist)
+		return pp_lhist_hist(res->lhist, nbins, out);
+	if (!res->nsamples)
+		return EINVAL;
+	return pp_hist_compute(res->samples, res->nsamples, nbins, out);
+}
+
+int pp_run_record_begin(struct run *s)
+{
+	const struct pp_run_cfg *cfg = s->cfg;
+	struct pp_run_result *res = s->res;
+
+	s->cur = NULL;
+	s->next_interval = cfg->interval_ns > 0 ? INT64_MIN : INT64_MAX;
+	if (!pp_run_keeps_lhist(cfg)) {
+		res->samples = calloc(cfg->iters ? cfg->iters : 1,
+				      sizeof(*res->samples));
+		if (!res->samples)
+			goto nomem;
+		return 0;
+	}
+	res->lhist = pp_lhist_create();
+	if (!res->lhist)
+		goto nomem;
+	/* --interval: the interval's own, added to the run's as it ends */
+	s->cur = cfg->interval_ns > 0 ? pp_lhist_create() : res->lhist;
+	if (!s->cur)
+		goto nomem;
+	return 0;
+nomem:
+	pp_run_free(res);
+	s->cur = NULL;
+	pp_err_set(
+		s->err,
+		"cannot keep %llu round-trip samples in memory (lower -n or -D)",
+		(unsigned long long)cfg->iters);
+	return ENOMEM;
+}
+
+/* The figures of the interval under way, handed out; the next one begins. */
+static void interval_end(struct run *s, int64_t to)
+{
+	struct pp_run_result *res = s->res;
+	struct pp_run_interval iv = {
+		.index = ++s->interval_index,
+		.size = res->size,
+		.start_s = (double)(s->interval_start - s->rec_start) / 1e9,
+		.end_s = (double)(to - s->rec_start) / 1e9,
+	};
+	struct pp_stats st;
+
+	if (s->cur) {
+		iv.samples = s->cur->n;
+		if (!pp_lhist_stats(s->cur, &st))
+			iv.stats = &st;
+		if (s->cur != res->lhist) {
+			pp_lhist_merge(res->lhist, s->cur);
+			pp_lhist_reset(s->cur);
+		}
+	} else {
+		iv.samples = res->nsamples - s->interval_first;
+		if (iv.samples &&
+		    !pp_stats_compute(res->samples + s->interval_first,
+				      iv.samples, &st))
+			iv.stats = &st;
+		s->interval_first = res->nsamples;
+	}
+	s->interval_start = to;
+	if (s->cfg->on_interval)
+		s->cfg->on_interval(s->cfg->interval_arg, &iv);
+}
+
+void pp_run_interval_tick(struct run *s, int64_t from, int64_t to)
+{
+	int64_t step = s->cfg->interval_ns;
+
+	if (s->next_interval == INT64_MIN) {
+		/* the first sample: the first interval starts with it */
+		s->rec_start = from;
+		s->interval_start = from;
+		s->next_interval = from + step;
+		if (to < s->next_interval)
+			return;
+	}
+	interval_end(s, to);
+	/* on the grid of the first start; a pause skips boundaries */
+	while (s->next_interval <= to)
+		s->next_interval += step;
+}
+
+void pp_run_record_end(struct run *s)
+{
+	struct pp_run_result *res = s->res;
+
+	if (s->cfg->interval_ns > 0 && s->next_interval != INT64_MIN &&
+	    (s->cur ? s->cur->n : res->nsamples > s->interval_first))
+		interval_end(s, s->last_to);
+	if (s->cur && s->cur != res->lhist) {
+		pp_lhist_merge(res->lhist, s->cur);
+		pp_lhist_destroy(s->cur);
+	}
+	s->cur = NULL;
+	if (res->lhist && !res->lhist->n) {
+		pp_lhist_destroy(res->lhist); /* no samples: as raw, none */
+		res->lhist = NULL;
+	}
+	/* -D reserved room for the fastest device: give back the rest */
+	if (res->samples && res->nsamples < s->cfg->iters) {
+		uint64_t *smaller = realloc(
+			res->samples, (res->nsamples ? res->nsamples : 1) *
+					      sizeof(*res->samples));
+
+		if (smaller)
+			res->samples = smaller;
+	}
 }
 
 uint32_t pp_run_data_off(const struct run *s)
@@ -494,8 +631,7 @@ int pp_run_client_loop(struct run *s)
 			continue;
 		}
 		if (measured) {
-			res->samples[res->nsamples++] =
-				pp_run_sample_ns(t0, s->got_ns);
+			pp_run_record(s, t0, s->got_ns);
 			res->completed++;
 			res->seconds =
 				(double)(s->got_ns - start - lost_ns) / 1e9;
@@ -558,8 +694,7 @@ int pp_run_server_loop(struct run *s)
 			    s->got_ns - last_send >= abandoned_ns)
 				lost_ns += s->got_ns - last_send;
 			else
-				res->samples[res->nsamples++] =
-					pp_run_sample_ns(last_send, s->got_ns);
+				pp_run_record(s, last_send, s->got_ns);
 		} else if (i >= cfg->warmup && !start) {
 			start = s->got_ns;
 		}
@@ -638,27 +773,14 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 
 	memset(res, 0, sizeof(*res));
 	res->size = r->msg_size;
-	res->samples = calloc(cfg->iters, sizeof(*res->samples));
-	if (!res->samples) {
-		pp_err_set(
-			err,
-			"cannot keep %llu round-trip samples in memory (lower -n or -D)",
-			(unsigned long long)cfg->iters);
-		return ENOMEM;
-	}
+	ret = pp_run_record_begin(&s);
+	if (ret)
+		return ret;
 	if (s.v->begin)
 		s.v->begin(&s);
 	ret = cfg->is_server ? s.v->server(&s) : s.v->client(&s);
 	if (ret == PP_RUN_PEER_DONE)
 		ret = 0;
-	/* -D reserved room for the fastest device: give back the rest */
-	if (res->nsamples < cfg->iters) {
-		uint64_t *smaller = realloc(
-			res->samples, (res->nsamples ? res->nsamples : 1) *
-					      sizeof(*res->samples));
-
-		if (smaller)
-			res->samples = smaller;
-	}
+	pp_run_record_end(&s);
 	return ret;
 }

@@ -43,6 +43,24 @@
  */
 #define PP_SEQ_STRIDE 130150524U /* 2^32 / PP_SWEEP_MAX */
 
+struct pp_hist;
+struct pp_lhist;
+struct pp_stats;
+
+/*
+ * The figures of one --interval (pp_run_cfg.interval_ns): the round trips
+ * recorded since the previous one ended.  Every sample of the run belongs
+ * to exactly one interval; the last one is cut short by the end of the run.
+ */
+struct pp_run_interval {
+	uint64_t index;	  /* 1, 2, ... within one size */
+	uint64_t size;	  /* message size */
+	double start_s;	  /* from the start of the first measured round trip */
+	double end_s;	  /* ... to the end of the last one of the interval */
+	uint64_t samples; /* round trips recorded in it */
+	const struct pp_stats *stats; /* their figures; NULL when none */
+};
+
 struct pp_run_cfg {
 	bool is_server;
 	uint64_t iters;	 /* measured iterations; -D: the most there may be */
@@ -55,6 +73,13 @@ struct pp_run_cfg {
 	int loss_timeout_ms; /* UD: a reply later is lost; 0: none may be */
 	/* the loop variant: NULL or &pp_run_loop_ours, or &pp_run_loop_stock */
 	const struct pp_run_loop *loop;
+	/* --samples: keep every raw sample, even where a pp_lhist would do */
+	bool keep_raw;
+	/* --interval: the figures of each interval of this long; 0: none */
+	int64_t interval_ns;
+	/* ... handed, as each interval ends, to this (may be NULL) */
+	void (*on_interval)(void *arg, const struct pp_run_interval *iv);
+	void *interval_arg;
 };
 
 /*
@@ -82,6 +107,12 @@ struct pp_run_result {
 	uint64_t post_max_ns; /* ... and the longest one */
 	uint64_t *samples;    /* round trips in ns; free with pp_run_free() */
 	size_t nsamples;
+	/*
+	 * Instead of samples (NULL then, nsamples 0), past pp_run_keeps_lhist():
+	 * the round trips in a log-linear histogram of constant size
+	 * (pp_lhist.h); read the figures with pp_run_stats()/pp_run_hist().
+	 */
+	struct pp_lhist *lhist;
 	bool peer_done;		    /* the peer's DONE arrived during the run */
 	struct pp_done peer_result; /* ... and said this */
 };
@@ -130,6 +161,39 @@ int pp_run_loss_timeout_ms(int timeout_ms);
  * Return: 0 or the errno of the post.
  */
 int pp_run_prepare(struct pp_res *r, struct pp_err *err);
+
+/**
+ * pp_run_keeps_lhist() - does a run keep a histogram instead of samples?
+ * @cfg: the run
+ *
+ * A run of -D, or of more than PP_LHIST_RAW_LIMIT measured iterations,
+ * keeps its round trips in a pp_lhist (270 KB whatever the length; every
+ * percentile within 2^-11 of the raw-sample figure), unless --samples asks
+ * for every raw sample (@cfg->keep_raw).
+ *
+ * Return: true when pp_run() fills @res->lhist, not @res->samples.
+ */
+bool pp_run_keeps_lhist(const struct pp_run_cfg *cfg);
+
+/**
+ * pp_run_stats() - the latency figures of a result, raw or histogram
+ * @res: a result of pp_run()
+ * @st: filled (pp_stats_compute() or pp_lhist_stats())
+ *
+ * Return: 0; EINVAL (no samples); ENOMEM.
+ */
+int pp_run_stats(const struct pp_run_result *res, struct pp_stats *st);
+
+/**
+ * pp_run_hist() - the --histogram bins of a result, raw or histogram
+ * @res: a result of pp_run()
+ * @nbins: most bins wanted
+ * @out: filled (pp_hist_compute() or pp_lhist_hist())
+ *
+ * Return: 0; EINVAL (no samples); ENOMEM.
+ */
+int pp_run_hist(const struct pp_run_result *res, unsigned int nbins,
+		struct pp_hist *out);
 
 /**
  * pp_run_free() - release the samples of @res

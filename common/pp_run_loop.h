@@ -18,6 +18,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "pp_lhist.h"
 #include "pp_run.h"
 
 struct run;
@@ -58,6 +59,16 @@ struct run {
 	int64_t got_ns;
 	bool heard; /* a receive completed in the last batch */
 	void *priv; /* the variant's own state */
+	/* where samples go (pp_run_record()) */
+	struct pp_lhist *cur;  /* NULL: res->samples; else the interval's
+				 histogram, or res->lhist without --interval */
+	int64_t next_interval; /* --interval: the next boundary (INT64_MIN:
+				  before the first sample); else INT64_MAX */
+	int64_t rec_start;     /* --interval: the first sample's start */
+	int64_t interval_start;
+	int64_t last_to;       /* --interval: the last sample's end */
+	size_t interval_first; /* raw: the interval's first sample */
+	uint64_t interval_index;
 };
 
 /**
@@ -69,6 +80,53 @@ struct run {
  * lags (not 2^64 - x).
  */
 uint64_t pp_run_sample_ns(int64_t from, int64_t to);
+
+/**
+ * pp_run_interval_tick() - --interval: start the first interval, or end
+ * the one under way; pp_run_record() calls it
+ * @s: the run
+ * @from: the start of the sample just recorded
+ * @to: its end
+ */
+void pp_run_interval_tick(struct run *s, int64_t from, int64_t to);
+
+/**
+ * pp_run_record() - record one round trip: the only way loops store one
+ * @s: the run
+ * @from: the clock when it started (the send posted)
+ * @to: the clock when it ended (the reply polled)
+ *
+ * Into res->samples or the histogram (pp_run_keeps_lhist()); with
+ * --interval, a sample that ends at or past the boundary ends the interval
+ * (its figures handed to cfg->on_interval before this returns).
+ */
+static inline void pp_run_record(struct run *s, int64_t from, int64_t to)
+{
+	uint64_t ns = pp_run_sample_ns(from, to);
+
+	if (s->cur)
+		pp_lhist_record(s->cur, ns);
+	else
+		s->res->samples[s->res->nsamples++] = ns;
+	s->last_to = to;
+	if (__builtin_expect(to >= s->next_interval, 0))
+		pp_run_interval_tick(s, from, to);
+}
+
+/**
+ * pp_run_record_begin() - the room for a run's samples: raw or histogram
+ * @s: the run, with res and cfg set (res zeroed but for size)
+ *
+ * Return: 0, or ENOMEM with @s->err set.
+ */
+int pp_run_record_begin(struct run *s);
+
+/**
+ * pp_run_record_end() - after the loop: the last interval, the histogram
+ * of the run complete, unused room given back
+ * @s: the run
+ */
+void pp_run_record_end(struct run *s);
 
 /**
  * pp_run_data_off() - where the data starts in the receive buffer

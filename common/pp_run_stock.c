@@ -176,9 +176,7 @@ static int srq_server(struct run *s)
 			if (!start)
 				start = p->got_ns;
 			if (p->last_send)
-				res->samples[res->nsamples++] =
-					pp_run_sample_ns(p->last_send,
-							 p->got_ns);
+				pp_run_record(s, p->last_send, p->got_ns);
 			if (cfg->validate) {
 				ret = check(s, (uint32_t)sent, false);
 				if (ret)

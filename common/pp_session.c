@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "pp_clock.h"
+#include "pp_doc.h"
 #include "pp_gid.h"
 #include "pp_hist.h"
 #include "pp_report.h"
@@ -367,6 +368,17 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 	return 0;
 }
 
+/* --interval: each interval's figures, as text or (--json) one line. */
+static void on_interval(void *arg, const struct pp_run_interval *iv)
+{
+	const struct pp_session *s = arg;
+
+	if (s->o->json)
+		pp_doc_interval(stdout, iv);
+	else if (s->progress)
+		pp_report_interval(s->progress, iv);
+}
+
 int pp_session_run(struct pp_session *s)
 {
 	struct pp_run_cfg rc = {
@@ -381,6 +393,10 @@ int pp_session_run(struct pp_session *s)
 			pp_transport_of(s->agreed.transport)->lossy ?
 				pp_run_loss_timeout_ms((int)s->o->timeout_ms) :
 				0,
+		.keep_raw = s->o->samples_path != NULL,
+		.interval_ns = (int64_t)s->o->interval_s * 1000000000LL,
+		.on_interval = on_interval,
+		.interval_arg = s,
 	};
 	struct pp_err lost = { .msg = "" };
 	int ret = 0, lost_ret = 0;
@@ -549,8 +565,7 @@ static void print_histogram(const struct pp_run_result *r, FILE *f)
 {
 	struct pp_hist h;
 
-	if (r->nsamples &&
-	    !pp_hist_compute(r->samples, r->nsamples, PP_HIST_DEFAULT_BINS, &h))
+	if (!pp_run_hist(r, PP_HIST_DEFAULT_BINS, &h))
 		pp_hist_print(f, &h, PP_HIST_DEFAULT_BAR);
 }
 
@@ -558,7 +573,7 @@ void pp_session_print_size(const struct pp_session *s, size_t k, FILE *f)
 {
 	const struct pp_run_result *r = &s->results[k];
 	struct pp_stats st;
-	bool have = !pp_stats_compute(r->samples, r->nsamples, &st);
+	bool have = !pp_run_stats(r, &st);
 
 	if (k == 0)
 		pp_report_sweep_header(f);
@@ -584,7 +599,7 @@ void pp_session_print_result(const struct pp_session *s, FILE *f)
 	if (!s->nresults || !r->completed)
 		return;
 	pp_report_totals(f, r->size, r->completed, r->seconds);
-	if (!pp_stats_compute(r->samples, r->nsamples, &st))
+	if (!pp_run_stats(r, &st))
 		pp_report_stats(f, &st, r->size, r->completed, r->seconds);
 	pp_report_post(f, r->posts, r->post_ns, r->post_max_ns);
 	if (s->o->histogram)

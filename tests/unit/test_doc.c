@@ -157,7 +157,7 @@ static const char fields[] =
 	"assert all(v is None or (isinstance(v, str) and v) for v in sw.values()), sw\n"
 	"assert sw[\"libibverbs_built\"] is not None, sw\n"
 	"assert sorted(d[\"device\"]) == sorted([\"name\", \"port\", \"link_layer\", \"lid\", \"active_mtu\", \"gid_index\", \"gid\", \"gid_type\", \"gid_auto\"])\n"
-	"assert sorted(d[\"params\"]) == sorted([\"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey_index\", \"flow_label\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"timeout_ms\", \"tcp_port\"])\n"
+	"assert sorted(d[\"params\"]) == sorted([\"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey_index\", \"flow_label\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"timeout_ms\", \"tcp_port\", \"interval_s\"])\n"
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
 	"assert sorted(d[\"status\"]) == [\"error\", \"exit\"]\n"
 	"for r in d[\"results\"]:\n"
