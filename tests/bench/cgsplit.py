@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Split callgrind profiles into user-space instructions per round trip.
+
+Usage: cgsplit.py LABEL TOOL N1 OUT1 N2 OUT2
+
+OUTn is the --callgrind-out-file of a client run of Nn round trips, written
+with --compress-strings=no --compress-pos=no.  Our tools run with
+--dump-before=LOOPFN --dump-after=LOOPFN: OUTn.1 is the profile before the
+loop, OUTn.2 the loop, OUTn (part 3) after it.  A tool without a loop
+function of its own (the stock tools' loop is in main; perftest's binary
+is stripped) writes OUTn alone: its loop is everything that grows with N
+but the calls to qsort (perftest sorts its samples after the loop: that
+is its "after"; its own statistics code cannot be told apart, being
+stripped, and counts as loop).
+
+What grows from N1 to N2 round trips, divided by N2 - N1, is the cost of one
+round trip in the steady state: start-up and tear-down cancel out.  TOOL is
+the file name of the tool's binary: its instructions are "own".  Prints
+
+  PPICOUNT,LABEL,TOTAL,LOOP,AFTER,OWN,VERBS,LIBC,OTHER,POLLS,POLLCOST
+  PPICOUNT-FN,LABEL,FUNCTION,INSTR     (the tool's own functions in the loop)
+
+TOTAL all user-space instructions per round trip; LOOP those of the loop;
+AFTER = TOTAL - LOOP; OWN/VERBS/LIBC/OTHER split LOOP by the object the
+instructions ran in (the tool's binary; libibverbs and its provider; libc;
+anything else).  POLLS: calls of the provider's poll_cq per round trip in
+the loop, and POLLCOST the instructions of one such call on average
+(inclusive).  ibv_poll_cq(), ibv_post_send() and ibv_post_recv() are inline
+functions of verbs.h that call the provider through its ops table, and the
+provider's functions are static (stripped, callgrind names them by address):
+the provider function called most often from outside libibverbs and the
+provider is poll_cq, as each round trip polls at least once and posts one
+send (and at most one receive).
+"""
+import glob
+import re
+import sys
+
+
+def is_verbs(obj):
+    name = obj.rsplit("/", 1)[-1]
+    return re.match(
+        r"lib(ibverbs|rxe|mlx[45]|efa|bnxt|hns|irdma|siw|qedr|erdma|mana)",
+        name) is not None
+
+
+def is_provider(obj):
+    return is_verbs(obj) and not obj.rsplit("/", 1)[-1].startswith(
+        "libibverbs")
+
+
+def is_libc(obj):
+    return re.match(r"libc[.-]", obj.rsplit("/", 1)[-1]) is not None
+
+
+class Profile:
+    """Self cost per object and per (object, function); calls into the
+    provider from outside verbs; inclusive cost of qsort calls from outside
+    libc."""
+
+    def __init__(self):
+        self.by_obj = {}
+        self.by_fn = {}
+        self.pcalls = {}
+        self.pcost = {}
+        self.qsort = 0
+
+    def add(self, path):
+        obj = fn = "?"
+        cob = cfn = None
+        call = None  # (count, callee object, callee function)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if not line or line.startswith("#"):
+                    continue
+                if line.startswith("ob="):
+                    obj = line[3:]
+                    continue
+                if line.startswith("fn="):
+                    fn = line[3:]
+                    cob = None
+                    continue
+                if line.startswith("cob="):
+                    cob = line[4:]
+                    continue
+                if line.startswith("cfn="):
+                    cfn = line[4:]
+                    continue
+                if line.startswith("calls="):
+                    call = (int(line[6:].split()[0]), cob or obj, cfn)
+                    continue
+                if line[0].isdigit() or line[0] in "+-*":
+                    parts = line.split()
+                    cost = int(parts[1]) if len(parts) >= 2 else 0
+                    if call:
+                        n, callee_ob, callee = call
+                        call = None
+                        if is_provider(callee_ob) and not is_verbs(obj):
+                            k = (callee_ob, callee)
+                            self.pcalls[k] = self.pcalls.get(k, 0) + n
+                            self.pcost[k] = self.pcost.get(k, 0) + cost
+                        if callee and callee.startswith("qsort") and \
+                                not is_libc(obj):
+                            self.qsort += cost
+                        continue
+                    self.by_obj[obj] = self.by_obj.get(obj, 0) + cost
+                    k = (obj, fn)
+                    self.by_fn[k] = self.by_fn.get(k, 0) + cost
+
+    def total(self):
+        return sum(self.by_obj.values())
+
+
+def load(out, parts):
+    """The whole run and, when it has parts, its loop (part 2)."""
+    whole, loop = Profile(), None
+    files = sorted(glob.glob(out + ".*")) + [out]
+    files = [f for f in files if re.fullmatch(re.escape(out) + r"(\.\d+)?", f)]
+    for f in files:
+        whole.add(f)
+    if parts:
+        if len(files) != 3:
+            raise SystemExit("cgsplit: %s: %d parts, expected 3 (was the "
+                             "loop function called once?)" % (out, len(files)))
+        loop = Profile()
+        loop.add(out + ".2")
+    return whole, loop
+
+
+def groups(p, tool):
+    g = {"own": 0, "verbs": 0, "libc": 0, "other": 0}
+    for obj, n in p.by_obj.items():
+        name = obj.rsplit("/", 1)[-1]
+        if name == tool:
+            g["own"] += n
+        elif is_verbs(obj):
+            g["verbs"] += n
+        elif is_libc(obj):
+            g["libc"] += n
+        else:
+            g["other"] += n
+    return g
+
+
+def main(argv):
+    if len(argv) != 7:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    label, tool, n1, out1, n2, out2 = argv[1:]
+    d = int(n2) - int(n1)
+    parts = bool(glob.glob(out1 + ".1"))
+    w1, l1 = load(out1, parts)
+    w2, l2 = load(out2, parts)
+    total = (w2.total() - w1.total()) / d
+    if parts:
+        a, b = l1, l2
+        loop = (b.total() - a.total()) / d
+    else:
+        a, b = w1, w2
+        loop = total - (w2.qsort - w1.qsort) / d
+    g1, g2 = groups(a, tool), groups(b, tool)
+    split = {k: (g2[k] - g1[k]) / d for k in g1}
+    if not parts:  # qsort's instructions are libc's and the comparator's
+        split["libc"] -= total - loop  # (approximately: all in libc)
+    # the provider function called most: poll_cq
+    grow = {k: b.pcalls.get(k, 0) - a.pcalls.get(k, 0) for k in b.pcalls}
+    polls = cost = 0.0
+    if grow:
+        k = max(grow, key=lambda x: grow[x])
+        polls = grow[k] / d
+        if grow[k] > 0:
+            cost = (b.pcost.get(k, 0) - a.pcost.get(k, 0)) / grow[k]
+    print("PPICOUNT,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,%.0f" %
+          (label, total, loop, total - loop, split["own"], split["verbs"],
+           split["libc"], split["other"], polls, cost))
+    fns = {}
+    for (obj, fn), n in b.by_fn.items():
+        if obj.rsplit("/", 1)[-1] == tool:
+            fns[fn] = (n - a.by_fn.get((obj, fn), 0)) / d
+    for fn, n in sorted(fns.items(), key=lambda x: -x[1])[:10]:
+        if n >= 0.5:
+            print("PPICOUNT-FN,%s,%s,%.1f" % (label, fn, n))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The measuring half of the instruction-count benchmark (tests/bench/icount.sh):
+# run where an RDMA device exists (the Soft-RoCE guest). For each tool and
+# size, the client runs under valgrind's callgrind twice, with N1 and N2
+# round trips (the server runs natively, polling, as the client does); our
+# client's profile is cut at the loop (--dump-before/--dump-after
+# pp_run_client_loop). tests/bench/cgsplit.py turns the two profiles into
+# user-space instructions per round trip: the difference over N2 - N1, so
+# that start-up and tear-down cancel out. Callgrind counts instructions, not
+# time: the figures repeat from run to run, whatever else the machine does,
+# except for the empty polls, which depend on timing and are counted and
+# reported beside them.
+#
+# Prints the PPICOUNT lines of cgsplit.py per tool and size, and
+# PPICOUNT-INFO lines, on stdout; then PPRSS lines: the resident memory of a
+# long -D run (PP_ICOUNT_RSS_SECONDS, default 0: none) on each side, read
+# from /proc while it runs.
+#
+# Environment:
+#   PP_BIN    build directory with our tools (required)
+#   PP_DEV    RDMA device (default rxe0); PP_GID: GID index (default 1)
+#   PP_HOST   address the clients connect to (default 127.0.0.1)
+#   PP_ICOUNT_N1, PP_ICOUNT_N2   round trips of the two runs (default 500, 2500)
+#   PP_ICOUNT_CASES  which rows to run (default: all), from
+#             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat"
+#   PP_ICOUNT_SIZES  sizes (default "1 4096"; ud stops at 1024)
+set -euo pipefail
+
+PP_DEV=${PP_DEV:-rxe0}
+PP_GID=${PP_GID:-1}
+PP_HOST=${PP_HOST:-127.0.0.1}
+bin=${PP_BIN:?PP_BIN must name the build directory}
+n1=${PP_ICOUNT_N1:-500}
+n2=${PP_ICOUNT_N2:-2500}
+read -r -a cases <<<"${PP_ICOUNT_CASES:-rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat}"
+read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
+here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
+# valgrind's files stay off 9p (a shared mmap there fails): /run is a tmpfs.
+work=$(mktemp -d /run/pp-icount.XXXXXX)
+port=$((30000 + RANDOM % 10000))
+trap 'rm -rf "$work"; kill $(jobs -p) 2>/dev/null || true' EXIT
+export TMPDIR=$work
+
+command -v valgrind >/dev/null || {
+	echo "icount: valgrind is not installed" >&2
+	exit 1
+}
+echo "PPICOUNT-INFO,valgrind,$(valgrind --version)"
+echo "PPICOUNT-INFO,kernel,$(uname -r)"
+echo "PPICOUNT-INFO,n,$n1,$n2"
+
+# wait_listen PORT PID: until something listens on PORT (at most 30 s).
+wait_listen() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[[ -z $(ss -Hltn "sport = :$1") ]] || return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# one LABEL LOOPFN N OUT -- SERVER... -- CLIENT...: one server and one
+# client run under callgrind, its profile in OUT (and OUT.1, OUT.2 with
+# LOOPFN: before the loop, the loop; OUT is then what came after).
+one() {
+	local label=$1 loopfn=$2 n=$3 out=$4 spid st arg t0
+	shift 4
+	local -a srv=() cli=()
+	[[ $1 == -- ]] && shift
+	while [[ $1 != -- ]]; do
+		srv+=("${1//@N@/$n}")
+		shift
+	done
+	shift
+	for arg in "$@"; do cli+=("${arg//@N@/$n}"); done
+	local -a vg=(valgrind --tool=callgrind --vgdb=no
+		--compress-strings=no --compress-pos=no
+		--callgrind-out-file="$out")
+	[[ $loopfn == - ]] ||
+		vg+=("--dump-before=$loopfn" "--dump-after=$loopfn")
+	port=$((port + 1))
+	timeout -k 5 600 "${srv[@]//@P@/$port}" >"$out.srv" 2>&1 &
+	spid=$!
+	wait_listen "$port" "$spid" || {
+		echo "icount: $label server did not listen:" >&2
+		cat "$out.srv" >&2
+		return 1
+	}
+	st=0
+	t0=$SECONDS
+	timeout -k 5 600 "${vg[@]}" "${cli[@]//@P@/$port}" \
+		>"$out.cli" 2>&1 || st=$?
+	wait "$spid" || true
+	echo "icount: $label -n $n: $((SECONDS - t0)) s" >&2
+	if ((st != 0)); then
+		echo "icount: $label client failed ($st):" >&2
+		tail -n 5 "$out.cli" >&2
+		return 1
+	fi
+}
+
+# row LABEL TOOL LOOPFN -- SERVER... -- CLIENT...: both N, then the
+# PPICOUNT lines of cgsplit.py.
+row() {
+	local label=$1 tool=$2 loopfn=$3 a=$work/$1.$n1 b=$work/$1.$n2
+	shift 3
+	a=${a//:/_}
+	b=${b//:/_}
+	one "$label" "$loopfn" "$n1" "$a" "$@" || return 0
+	one "$label" "$loopfn" "$n2" "$b" "$@" || return 0
+	python3 "$here/cgsplit.py" "$label" "$tool" "$n1" "$a" "$n2" "$b" ||
+		echo "icount: $label: cgsplit.py failed" >&2
+}
+
+g=(-d "$PP_DEV" -g "$PP_GID")
+for c in "${cases[@]}"; do
+	for s in "${sizes[@]}"; do
+		case $c in
+		ud | stock-ud) ((s <= 1024)) || s=1024 ;;
+		esac
+		case $c in
+		rc | uc | ud | srq)
+			tool=${c/uc/rc}_pingpong
+			extra=()
+			[[ $c != uc ]] || extra=(--uc)
+			[[ $c != srq ]] || extra=(-q 1)
+			row "ours:$c:$s" "$tool" pp_run_client_loop -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
+				"$bin/$tool/$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ \
+				-r 500 "${extra[@]}" "$PP_HOST"
+			;;
+		stock-*)
+			t=${c#stock-}
+			tool=ibv_${t}_pingpong
+			extra=()
+			[[ $t != srq ]] || extra=(-q 1)
+			row "stock:$t:$s" "$tool" - -- "$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ \
+				-r 500 "${extra[@]}" -- \
+				"$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ -r 500 \
+				"${extra[@]}" "$PP_HOST"
+			;;
+		lat)
+			row "perftest:rc:$s" ib_send_lat - -- \
+				ib_send_lat -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ -- \
+				ib_send_lat -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ \
+				"$PP_HOST"
+			;;
+		esac
+	done
+done
+
+# hwm PID: the peak resident memory of PID so far, kB (0 once it is gone).
+hwm() {
+	sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" \
+		2>/dev/null || echo 0
+}
+
+# The resident memory of a long -D run, both sides: PPRSS,SECONDS,ITERS,
+# CLIENT_KB,SERVER_KB (peak, VmHWM, read every second until the end).
+rss_s=${PP_ICOUNT_RSS_SECONDS:-0}
+if ((rss_s > 0)); then
+	tool=$bin/rc_pingpong/rc_pingpong
+	port=$((port + 1))
+	"$tool" "${g[@]}" -p "$port" >"$work/rss.srv" 2>&1 &
+	spid=$!
+	wait_listen "$port" "$spid" || exit 1
+	"$tool" "${g[@]}" -p "$port" -s 1 -D "$rss_s" --interval 60 "$PP_HOST" \
+		>"$work/rss.cli" 2>&1 &
+	cpid=$!
+	ckb=0
+	skb=0
+	while kill -0 "$cpid" 2>/dev/null; do
+		v=$(hwm "$cpid")
+		((v > ckb)) && ckb=$v
+		v=$(hwm "$spid")
+		((v > skb)) && skb=$v
+		sleep 1
+	done
+	wait "$cpid" || echo "icount: the -D $rss_s client failed" >&2
+	wait "$spid" || echo "icount: the -D $rss_s server failed" >&2
+	sed 's/^/icount: rss client: /' "$work/rss.cli" >&2
+	iters=$(sed -n 's/^\([0-9]*\) iters in .*/\1/p' "$work/rss.cli")
+	echo "PPRSS,$rss_s,${iters:-0},$ckb,$skb"
+fi
