@@ -516,45 +516,58 @@ int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n)
 		.length = r->recv_len,
 		.lkey = r->mr->lkey,
 	};
-	struct ibv_recv_wr wr = {
-		.wr_id = PP_WRID(qp_index, 1),
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-	struct ibv_recv_wr *bad;
+	struct ibv_recv_wr wr[PP_RECV_CHAIN], *bad;
+	uint32_t i, k;
 	int ret = 0;
 
-	while (n-- && !ret)
-		ret = has_srq(r) ? ibv_post_srq_recv(r->srq, &wr, &bad) :
-				   ibv_post_recv(r->qp[qp_index], &wr, &bad);
+	while (n && !ret) {
+		k = n < PP_RECV_CHAIN ? n : PP_RECV_CHAIN;
+		for (i = 0; i < k; i++)
+			wr[i] = (struct ibv_recv_wr){
+				.wr_id = PP_WRID(qp_index, 1),
+				.next = i + 1 < k ? &wr[i + 1] : NULL,
+				.sg_list = &sge,
+				.num_sge = 1,
+			};
+		ret = has_srq(r) ? ibv_post_srq_recv(r->srq, wr, &bad) :
+				   ibv_post_recv(r->qp[qp_index], wr, &bad);
+		n -= k;
+	}
 	return ret;
 }
 
-int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
+void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
+		    struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
-	struct ibv_sge sge = {
+	*sge = (struct ibv_sge){
 		.addr = (uintptr_t)r->send_buf,
 		.length = r->msg_size,
 		.lkey = r->mr->lkey,
 	};
-	struct ibv_send_wr wr = {
+	*wr = (struct ibv_send_wr){
 		.wr_id = PP_WRID(qp_index, 0),
-		.sg_list = &sge,
+		.sg_list = sge,
 		.num_sge = 1,
 		.opcode = r->attr.plain_send ? IBV_WR_SEND :
 					       IBV_WR_SEND_WITH_IMM,
 		.send_flags = r->send_flags,
-		.imm_data = htonl(seq),
 	};
-	struct ibv_send_wr *bad;
-
 	if (r->tr->datagram) {
-		wr.wr.ud.ah = r->ah[qp_index];
-		wr.wr.ud.remote_qpn = r->remote[qp_index].qpn;
-		wr.wr.ud.remote_qkey = PP_QKEY;
+		wr->wr.ud.ah = r->ah[qp_index];
+		wr->wr.ud.remote_qpn = r->remote[qp_index].qpn;
+		wr->wr.ud.remote_qkey = PP_QKEY;
 	} else if (is_xrc(r)) {
-		wr.qp_type.xrc.remote_srqn = r->remote[qp_index].srqn;
+		wr->qp_type.xrc.remote_srqn = r->remote[qp_index].srqn;
 	}
+}
+
+int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+
+	pp_res_send_wr(r, qp_index, &wr, &sge);
+	wr.imm_data = htonl(seq);
 	return ibv_post_send(r->qp[qp_index], &wr, &bad);
 }
 

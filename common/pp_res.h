@@ -78,6 +78,8 @@ struct pp_res {
 	uint8_t hop_limit;	/* of the GRH (pp_res_connect()); 0: no GRH */
 	uint32_t msg_size;	/* the size sent now (pp_res_set_size()) */
 	uint32_t send_flags; /* IBV_SEND_SIGNALED, plus INLINE when it fits */
+	uint32_t unsignaled; /* pp_run: sends posted since the last signaled
+				one (at most PP_TX_DEPTH - 1) */
 };
 
 /**
@@ -131,11 +133,24 @@ void pp_res_set_size(struct pp_res *r, uint64_t size);
  * pp_res_post_recv() - post @n receives (on QP @qp_index, or on the SRQ)
  * @r: the resources
  * @qp_index: which QP, for transports without an SRQ
- * @n: how many
+ * @n: how many; chained, PP_RECV_CHAIN work requests per verb call
  *
  * Return: 0 or the errno of ibv_post_recv()/ibv_post_srq_recv().
  */
 int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n);
+
+#define PP_RECV_CHAIN 16 /* receives posted by one pp_res_post_recv() call */
+
+/**
+ * pp_res_send_wr() - the send work request of pp_res_post_send(), for a
+ * loop that posts it itself (updating imm_data and send_flags)
+ * @r: the resources, connected, the size set
+ * @qp_index: which connection
+ * @wr: filled; its sg_list is @sge
+ * @sge: filled
+ */
+void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
+		    struct ibv_send_wr *wr, struct ibv_sge *sge);
 
 /**
  * pp_res_post_send() - send the send area to the peer's QP @qp_index

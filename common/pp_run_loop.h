@@ -69,6 +69,16 @@ struct run {
 	int64_t last_to;       /* --interval: the last sample's end */
 	size_t interval_first; /* raw: the interval's first sample */
 	uint64_t interval_index;
+	/* the lean loop (docs/measurement.md, "The hot loop") */
+	struct ibv_send_wr swr; /* the send, built once per size */
+	struct ibv_sge ssge;	/* ... and its buffer */
+	uint32_t swr_qp;	/* the QP swr is for */
+	uint32_t sig_every;	/* one send in this many is signaled */
+	uint32_t rx_batch;	/* receives reposted this many at once */
+	uint32_t rx_pending;	/* receives completed, not reposted yet */
+	uint32_t fast_len;	/* ours: the length of a message taken inline
+			      (poll_batch()); 0: every completion on_wc() */
+	bool progressed;	/* progress since the deadline last moved */
 };
 
 /**
