@@ -449,15 +449,12 @@ static bool take_fast(struct run *s, const struct ibv_wc *wc)
 	return true;
 }
 
-static int poll_batch(struct run *s)
+/* The @n completions one poll returned (n < 0: the poll failed). */
+static int take_batch(struct run *s, struct ibv_wc *wc, int n)
 {
-	struct ibv_wc wc[PP_POLL_BATCH];
-	int n, i, ret;
+	int i, ret;
 
-	n = ibv_poll_cq(s->r->cq, PP_POLL_BATCH, wc);
-	if (n <= 0) {
-		if (!n)
-			return EAGAIN;
+	if (n < 0) {
 		pp_err_set(s->err, "poll CQ failed");
 		return EIO;
 	}
@@ -520,14 +517,17 @@ static int wait_event(struct run *s, int64_t until)
 
 int pp_run_wait_cq(struct run *s, int64_t loss_deadline)
 {
+	struct ibv_wc wc[PP_POLL_BATCH];
+	struct ibv_cq *cq = s->r->cq;
 	unsigned int spins = 0;
 	int64_t now;
-	int ret;
+	int n, ret;
 
 	for (;;) {
-		ret = poll_batch(s);
-		if (ret != EAGAIN)
-			return ret;
+		/* an empty poll costs the poll and this test, nothing more */
+		n = ibv_poll_cq(cq, PP_POLL_BATCH, wc);
+		if (n)
+			return take_batch(s, wc, n);
 		if (!s->cfg->use_event && ++spins % PP_SPINS_PER_CLOCK)
 			continue;
 		now = pp_clock_ns();
