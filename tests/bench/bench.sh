@@ -574,7 +574,18 @@ usec.
 EOF
 	grep '^PPBENCH' "$work/raw" | tr -d '\r'
 	echo '```'
-} >"$out/benchmarks.md"
+} >"$work/benchmarks.md"
+# The sections other scripts write (tests/bench/icount.sh, walltime.sh) are
+# kept, after ours.
+if [[ -f $out/benchmarks.md ]]; then
+	sed -n '/^<!-- \(icount\|walltime\):begin -->$/,/^<!-- \(icount\|walltime\):end -->$/p' \
+		"$out/benchmarks.md" >"$work/keep"
+	if [[ -s $work/keep ]]; then
+		echo >>"$work/benchmarks.md"
+		cat "$work/keep" >>"$work/benchmarks.md"
+	fi
+fi
+mv "$work/benchmarks.md" "$out/benchmarks.md"
 
 echo "bench: wrote $out/benchmarks.md$([[ $plot == no ]] || echo " and $out/benchmarks.png") in $((took / 60)) min $((took % 60)) s"
 for t in rc uc srq srq1 ud lat bound; do
