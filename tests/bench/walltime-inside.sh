@@ -20,7 +20,7 @@
 #   PP_WALL_ROWS    rows, from "rc:1 rc:4096 uc:1 ud:1 srq1:1 aa:1"
 #                   (default: all of them)
 #   PP_WALL_ITERS   -n per run, as "ROW=N ..." overrides of the defaults
-#                   (1 byte: 3000; 4096 bytes: 600): runs of a fraction of a
+#                   (1 byte: 8000; 4096 bytes: 1500): runs of a fraction of a
 #                   second
 #   PP_WALL_PIN     1 (default): servers on CPU 0, clients on CPU 1
 set -euo pipefail
@@ -109,8 +109,8 @@ run() {
 
 for row in "${rows[@]}"; do
 	size=${row#*:}
-	n=3000
-	((size < 4096)) || n=600
+	n=8000
+	((size < 4096)) || n=1500
 	for kv in ${PP_WALL_ITERS:-}; do
 		[[ ${kv%%=*} != "$row" ]] || n=${kv#*=}
 	done

@@ -105,7 +105,7 @@ w("## Wall clock, paired (bootstrap)")
 w("")
 w("Made by `tests/bench/walltime.sh` on %s, binaries of commit %s, guest "
   "kernel %s, pinning %s; emulated guests running on the machine at the "
-  "end: %s. Each row is %s pairs of short runs (`-n` 3000 at 1 byte, 600 at "
+  "end: %s. Each row is %s pairs of short runs (`-n` 8000 at 1 byte, 1500 at "
   "4096: a fraction of a second of loop each, `-r 500`), the two runs of a "
   "pair back to back, A first in odd pairs and B first in even ones. The "
   "figure of a run is the client's `usec/iter`; the ratio of a pair is "
