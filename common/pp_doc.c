@@ -93,13 +93,14 @@ static void write_params(struct pp_json *j, const struct pp_session *s)
 	const struct pp_hello *h = s->agreed.tool ? &s->agreed : &s->mine;
 	const struct pp_opts *o = s->o;
 	bool known = h->tool != 0, agreed = s->agreed.tool != 0;
+	pp_param_names_fn nm;
 	uint64_t v;
 	bool null;
 
 	pp_json_key(j, "params");
 	pp_json_begin_object(j);
 #define JSON_NUM(name, opt, type, off, valid, zero, wname, label, unit, json, \
-		 jnull, ...)                                                  \
+		 jnull, dflt, names)                                          \
 	pp_json_key(j, json);                                                 \
 	if (known) {                                                          \
 		const struct pp_hello *p = h;                                 \
@@ -110,9 +111,12 @@ static void write_params(struct pp_json *j, const struct pp_session *s)
 		v = p->name;                                                  \
 		null = jnull;                                                 \
 	}                                                                     \
+	nm = names;                                                           \
 	if (((zero) == PP_ZERO_AUTO && !agreed) ||                            \
 	    ((zero) == PP_ZERO_OFF && !v) || null)                            \
 		pp_json_null(j);                                              \
+	else if (nm)                                                          \
+		pp_json_string(j, nm(v));                                     \
 	else                                                                  \
 		pp_json_uint(j, v);
 #define JSON_FLAG(name, opt, bit_name, bit, inverted, label, json)      \

@@ -122,8 +122,15 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 {
 	const struct pp_transport_desc *tr = pp_transport_of(h->transport);
 	const char *dev = caps->devname;
-	char fix[128];
+	char fix[128], why[256];
 	uint32_t mtu;
+
+	/* the transport's operations: the same rule the client's parser has */
+	if (pp_op_check(tr, h->op, h->size, h->flags & PP_F_SWEEP, why,
+			sizeof(why))) {
+		pp_err_set(err, "%s", why);
+		return EINVAL;
+	}
 
 	if (h->mtu && caps->active_mtu && h->mtu > caps->active_mtu) {
 		pp_err_set(err, "MTU: %u asked, port %s:%u active MTU %u: %s",
@@ -213,11 +220,17 @@ static bool is_set(const struct pp_opts *o, enum pp_opt_id id)
 	return o->set & PP_OPT_BIT(id);
 }
 
-/* A number of a mismatch line: "auto" for an automatic 0, then the unit. */
+/*
+ * A number of a mismatch line: "auto" for an automatic 0, a name when the
+ * parameter has names, else the number and the unit.
+ */
 static const char *fmt_value(char *buf, size_t len, uint64_t v,
-			     enum pp_zero zero, const char *unit)
+			     enum pp_zero zero, const char *unit,
+			     pp_param_names_fn names)
 {
-	if (!v && zero == PP_ZERO_AUTO)
+	if (names)
+		snprintf(buf, len, "%s", names(v));
+	else if (!v && zero == PP_ZERO_AUTO)
 		snprintf(buf, len, "auto");
 	else
 		snprintf(buf, len, "%llu%s", (unsigned long long)v, unit);
@@ -240,8 +253,8 @@ char *pp_hello_describe(const struct pp_hello *h, char *buf, size_t len)
 		used += w > 0 ? (size_t)w : 0;                  \
 	}
 #define DESCRIBE_NUM(name, opt, type, off, valid, zero, wname, label, unit, \
-		     ...)                                                   \
-	DESCRIBE(label, fmt_value(v, sizeof(v), h->name, zero, unit))
+		     json, jnull, dflt, names)                              \
+	DESCRIBE(label, fmt_value(v, sizeof(v), h->name, zero, unit, names))
 #define DESCRIBE_FLAG(name, opt, bit_name, bit, inverted, label, ...) \
 	DESCRIBE(label, on_off((!(h->flags & bit_name)) == (inverted)))
 	PP_PARAMS(DESCRIBE_NUM, DESCRIBE_FLAG, PP_PARAM_NONE)
@@ -260,12 +273,15 @@ static int check_explicit(const struct pp_opts *srv, const struct pp_hello *cl,
 {
 	char a[32], b[32];
 
-#define MATCH_NUM(name, opt, type, off, valid, zero, wname, label, unit, ...) \
-	if (is_set(srv, opt) && cl->name != srv->name) {                      \
-		pp_err_set(err, label ": client %s, server %s",               \
-			   fmt_value(a, sizeof(a), cl->name, zero, unit),     \
-			   fmt_value(b, sizeof(b), srv->name, zero, unit));   \
-		return EINVAL;                                                \
+#define MATCH_NUM(name, opt, type, off, valid, zero, wname, label, unit, json, \
+		  jnull, dflt, names)                                          \
+	if (is_set(srv, opt) && cl->name != srv->name) {                       \
+		pp_err_set(err, label ": client %s, server %s",                \
+			   fmt_value(a, sizeof(a), cl->name, zero, unit,       \
+				     names),                                   \
+			   fmt_value(b, sizeof(b), srv->name, zero, unit,      \
+				     names));                                  \
+		return EINVAL;                                                 \
 	}
 #define MATCH_FLAG(name, opt, bit_name, bit, inverted, label, ...)          \
 	if (is_set(srv, opt) && !(cl->flags & bit_name) != !srv->name) {    \
@@ -309,6 +325,13 @@ int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
 	rc = check_explicit(srv, client, err);
 	if (rc)
 		return rc;
+	if (srv->use_event && pp_op_polls_memory(client->op)) {
+		pp_err_set(
+			err,
+			"operation %s with the server's -e/--events: the client's write completes nothing on the server, so there is no event to sleep on (use --op write-imm, or drop -e on the server)",
+			pp_op_name(client->op));
+		return EINVAL;
+	}
 
 	if (client->mtu) {
 		if (client->active_mtu && client->mtu > client->active_mtu) {

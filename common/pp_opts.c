@@ -33,6 +33,7 @@ enum opt_kind {
 	OPT_NUM,  /* a number within [min, max] */
 	OPT_MTU,  /* a number that pp_mtu_valid() accepts */
 	OPT_STR,  /* a non-empty string */
+	OPT_WORD, /* one of a list of words: --op (pp_op_parse()) */
 };
 
 struct opt_def {
@@ -93,6 +94,14 @@ static const struct opt_def opt_table[] = {
 		.max = PP_MAX_SIZE,
 		.suffixes = true,
 		.help = "message size in bytes",
+	},
+	{
+		.id = PP_OPT_OP,
+		.name = "op",
+		.arg = "OP",
+		.kind = OPT_WORD,
+		.tools = TOOLS_ALL,
+		.help = "operation of each round trip: send, write (RDMA Write, polled), write-imm (with immediate), read (RDMA Read), fetch-add or cmp-swap (8-byte atomics); the transport allows a subset",
 	},
 	{
 		.id = PP_OPT_MTU,
@@ -411,7 +420,7 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog)
 	o->gid_index = -1;
 	o->timeout_ms = 5 * 1000;
 #define DEFAULT_NUM(name, opt, type, off, valid, zero, wname, label, unit, \
-		    json, jnull, dflt)                                     \
+		    json, jnull, dflt, names)                              \
 	o->name = (type)(dflt);
 	PP_PARAMS(DEFAULT_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
 #undef DEFAULT_NUM
@@ -548,6 +557,19 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 		else
 			o->ib_devname = arg;
 		break;
+	case OPT_WORD: {
+		enum pp_op op;
+
+		if (pp_op_parse(arg, &op)) {
+			pp_err_set(err,
+				   "invalid value '%s' for %s: expected %s",
+				   arg, opt_label(d, label, sizeof(label)),
+				   pp_op_list());
+			return EINVAL;
+		}
+		opt_store_num(o, d->id, op);
+		break;
+	}
 	case OPT_MTU:
 		ret = pp_parse_u64(arg, false, 0, UINT64_MAX, &v);
 		if (ret == EINVAL) {
@@ -698,11 +720,12 @@ static const enum pp_opt_id not_stock[] = {
 	PP_OPT_WARMUP,
 	PP_OPT_SWEEP,
 	PP_OPT_DURATION,
+	PP_OPT_OP,
 };
 
 static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 {
-	char label[32];
+	char label[32], why[256];
 	size_t i;
 
 	if ((o->set & PP_OPT_BIT(PP_OPT_ITERS)) &&
@@ -725,6 +748,21 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 			err,
 			"%s is not available with --rdma-core: the stock tools cannot agree on it (drop one of the two)",
 			opt_label(d, label, sizeof(label)));
+		return EINVAL;
+	}
+	if (pp_op_check(pp_transport_of(o->transport), o->op,
+			o->sweep && !(o->set & PP_OPT_BIT(PP_OPT_SIZE)) ?
+				PP_SWEEP_TOP :
+				o->size,
+			o->sweep, why, sizeof(why))) {
+		pp_err_set(err, "%s", why);
+		return EINVAL;
+	}
+	if (o->use_event && pp_op_polls_memory(o->op)) {
+		pp_err_set(
+			err,
+			"--op %s with -e/--events: the peer's write completes nothing on this side, so there is no event to sleep on (use --op write-imm, or drop -e)",
+			pp_op_name(o->op));
 		return EINVAL;
 	}
 	if (o->tool == PP_TOOL_SRQ && o->rx_depth < o->num_qps) {
@@ -782,6 +820,9 @@ int pp_opts_parse(struct pp_opts *o, int argc, char **argv, struct pp_err *err)
 		}
 		o->host = argv[optind];
 	}
+	/* an atomic is one 8-byte word: its size without -s */
+	if (pp_op_atomic(o->op) && !(o->set & PP_OPT_BIT(PP_OPT_SIZE)))
+		o->size = PP_OP_ATOMIC_SIZE;
 	return opt_check_cross(o, err);
 }
 
@@ -812,7 +853,9 @@ static void opt_help_text(const struct pp_opts *dflt, const struct opt_def *d,
 {
 	uint64_t v;
 
-	if (opt_value(dflt, d->id, &v))
+	if (d->kind == OPT_WORD && opt_value(dflt, d->id, &v))
+		snprintf(text, len, "%s (default %s)", d->help, pp_op_name(v));
+	else if (opt_value(dflt, d->id, &v))
 		snprintf(text, len, "%s (default %" PRIu64 ")", d->help, v);
 	else if (d->unset)
 		snprintf(text, len, "%s (default: %s)", d->help, d->unset);

@@ -54,6 +54,7 @@ enum pp_opt_id {
 	PP_OPT_FLOW_LABEL, /* --flow-label */
 	PP_OPT_PKEY_INDEX, /* --pkey-index */
 	PP_OPT_VERSION,	   /* -V, --version */
+	PP_OPT_OP,	   /* --op: send, write, read, atomics (pp_op.h) */
 	PP_OPT_COUNT
 };
 
@@ -82,7 +83,8 @@ struct pp_opts {
 	bool histogram;	     /* --histogram: print a histogram */
 	const char *samples_path; /* --samples: raw samples to this file */
 				  /*
-	 * The negotiated parameters (pp_params.h): size (-s, bytes), iters
+	 * The negotiated parameters (pp_params.h): op (--op, enum pp_op),
+	 * size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu
 	 * (-m, bytes; 0: the ports' active MTU), sl (-l), hop_limit, tclass,
 	 * pkey_index, flow_label (--hop-limit, ...), num_qps (-q); the

@@ -172,13 +172,17 @@ START_TEST(hello_describe)
 
 	ck_assert_str_eq(
 		pp_hello_describe(&h, buf, sizeof(buf)),
-		"size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key index 0, flow label 703710, QPs 1, data validation on, inline sends off");
+		"operation send, size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key index 0, flow label 703710, QPs 1, data validation on, inline sends off");
 	h.mtu = 1024;
 	ck_assert_ptr_nonnull(strstr(pp_hello_describe(&h, buf, sizeof(buf)),
 				     ", MTU 1024, "));
 	/* cut, never overrun */
 	ck_assert_str_eq(pp_hello_describe(&h, small, sizeof(small)),
-			 "size 4096");
+			 "operation");
+	/* the operation by its name */
+	h.op = PP_OP_FETCH_ADD;
+	ck_assert_ptr_nonnull(strstr(pp_hello_describe(&h, buf, sizeof(buf)),
+				     "operation fetch-add, size 4096"));
 }
 END_TEST
 
@@ -337,6 +341,50 @@ static void mm_uc(struct side *srv, struct side *cl)
 	srv->o.transport = PP_TR_UC;
 }
 
+/* Issue 17: the operation is adopted; an explicit one must match. */
+static void mm_op(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_OP);
+	srv->o.op = PP_OP_WRITE;
+	cl->o.op = PP_OP_READ;
+}
+
+/* A HELLO the client's parser would have refused: the server refuses it. */
+static void mm_op_uc_read(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.transport = PP_TR_UC;
+	cl->o.op = PP_OP_READ;
+}
+
+static void mm_op_ud_write(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.op = PP_OP_WRITE;
+}
+
+static void mm_op_atomic_size(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.op = PP_OP_FETCH_ADD;
+	cl->o.size = 16;
+}
+
+static void mm_op_atomic_sweep(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.op = PP_OP_CMP_SWAP;
+	cl->o.size = 8;
+	cl->o.sweep = true;
+	cl->o.set |= PP_OPT_BIT(PP_OPT_SIZE);
+}
+
+static void mm_op_server_events(struct side *srv, struct side *cl)
+{
+	srv->o.use_event = true;
+	cl->o.op = PP_OP_WRITE;
+}
+
 static void mm_check(struct side *srv, struct side *cl)
 {
 	(void)cl;
@@ -462,6 +510,18 @@ static const struct mismatch mismatches[] = {
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_uc, "transport: client rc, server uc" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_check,
 	  "data validation: client off, server on" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_op,
+	  "operation: client read, server write" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_op_uc_read,
+	  "--op read: not on uc: an unreliable connection carries Send and RDMA Write only (no RDMA Read or atomics on UC)" },
+	{ PP_TOOL_UD, PP_TOOL_UD, mm_op_ud_write,
+	  "--op write: not on ud: a datagram transport carries Send only (no remote memory access on UD)" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_op_atomic_size,
+	  "--op fetch-add: an atomic works on one aligned 8-byte word: use -s 8 (asked -s 16)" },
+	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_op_atomic_sweep,
+	  "--op cmp-swap: an atomic works on one aligned 8-byte word: use -s 8 without -a" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_op_server_events,
+	  "operation write with the server's -e/--events" },
 	{ PP_TOOL_RC, PP_TOOL_UD, mm_none,
 	  "transport binary: client ud_pingpong, server rc_pingpong" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_foreign_transport,
