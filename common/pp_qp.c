@@ -85,7 +85,8 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 	if (mask & IBV_QP_QKEY)
 		attr->qkey = PP_QKEY;
 	if (mask & IBV_QP_ACCESS_FLAGS)
-		attr->qp_access_flags = 0; /* sends and receives only */
+		attr->qp_access_flags =
+			(int)pp_op_qp_access(cfg->op, cfg->is_server);
 	if (mask & IBV_QP_AV)
 		pp_ah_attr(cfg, remote, &attr->ah_attr);
 	if (mask & IBV_QP_PATH_MTU)
@@ -97,7 +98,8 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 	if (mask & IBV_QP_RQ_PSN)
 		attr->rq_psn = remote->psn;
 	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-		attr->max_dest_rd_atomic = 1;
+		attr->max_dest_rd_atomic =
+			pp_op_rd_atomic(cfg->op, cfg->is_server, true);
 	if (mask & IBV_QP_MIN_RNR_TIMER)
 		attr->min_rnr_timer = 12;
 	if (mask & IBV_QP_SQ_PSN)
@@ -109,7 +111,8 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 	if (mask & IBV_QP_RNR_RETRY)
 		attr->rnr_retry = 7;
 	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-		attr->max_rd_atomic = 1;
+		attr->max_rd_atomic =
+			pp_op_rd_atomic(cfg->op, cfg->is_server, false);
 	return mask;
 }
 

@@ -6,8 +6,11 @@
  * (which attribute, which mask bit, for which transport) are unit-tested
  * without a device and shown by --trace; pp_qp_modify() applies them.  The
  * values are the ones rdma-core's examples use (docs/bringup.md says why):
- * RC RTR max_dest_rd_atomic 1, min_rnr_timer 12; RTS timeout 14, retry_cnt 7,
- * rnr_retry 7, max_rd_atomic 1; UD qkey 0x11111111.
+ * RC RTR min_rnr_timer 12; RTS timeout 14, retry_cnt 7, rnr_retry 7; UD
+ * qkey 0x11111111.  What the operation needs (pp_op.h) sets the rest:
+ * qp_access_flags at INIT (0 for send), max_dest_rd_atomic at RTR (1 on the
+ * server of read and atomics, else 0) and max_rd_atomic at RTS (1 on their
+ * client, else 0).
  *
  * XRC splits a connection in two QPs of different types, and each type takes
  * its own attributes (docs/xrc.md):
@@ -26,6 +29,7 @@
 #include <infiniband/verbs.h>
 
 #include "pp_err.h"
+#include "pp_op.h"
 #include "pp_transport.h"
 #include "pp_trace.h"
 #include "pp_wire.h"
@@ -47,6 +51,8 @@ struct pp_qp_cfg {
 	uint32_t flow_label;   /* ... flow label, 20 bits */
 	/* XRC only: the receive (target) QP; false: the send (initiator) QP */
 	bool xrc_recv;
+	enum pp_op op; /* the operation: access flags, RDMA Read/atomic depth */
+	bool is_server; /* which side (pp_op_qp_access(), pp_op_rd_atomic()) */
 	struct pp_trace *trace; /* --trace: each transition shown; may be NULL */
 };
 

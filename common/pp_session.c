@@ -232,6 +232,13 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		.use_event = s->o->use_event,
 		.xrcd_path = s->o->xrcd_path,
 		.plain_send = s->x->plain_send,
+		.op = (enum pp_op)p->op,
+		.is_server = s->conn.is_server,
+		/*
+		 * A test hook, read here only (docs/testing.md): a wrong rkey
+		 * for the peer's memory, to show a remote access error.
+		 */
+		.bad_rkey = getenv("PP_TEST_BAD_RKEY") != NULL,
 		.trace = &s->trace,
 	};
 }
@@ -253,6 +260,8 @@ int pp_session_connect_qps(struct pp_session *s)
 		.hop_limit = p->hop_limit,
 		.traffic_class = p->tclass,
 		.flow_label = p->flow_label,
+		.op = (enum pp_op)p->op,
+		.is_server = s->conn.is_server,
 		.trace = &s->trace,
 	};
 	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
