@@ -68,6 +68,28 @@ static void retry_exceeded(const struct pp_explain_ctx *ctx, char *buf,
 			"a wrong LID or a path the subnet manager moved");
 }
 
+/*
+ * A one-sided operation the peer refused: name what was asked of it, the
+ * rkey first, since a wrong one is the usual cause.
+ */
+static void remote_refused(int status, const struct pp_explain_ctx *ctx,
+			   char *buf, size_t len)
+{
+	const char *why;
+
+	if (status == IBV_WC_REM_ACCESS_ERR)
+		why = "a wrong rkey or address (they come from the peer's ADDRS), or the peer's MR or QP lacks the access this operation needs";
+	else if (status == IBV_WC_REM_INV_RD_REQ_ERR)
+		why = "the peer's QP takes no RDMA Read or atomic (max_dest_rd_atomic 0), or its MR lacks remote read or atomic access";
+	else
+		why = "the peer's QP does not allow this operation (its access flags), or the length or alignment is wrong (an atomic: 8 bytes, aligned)";
+	snprintf(
+		buf, len,
+		"the peer refused the %s at rkey 0x%x, address 0x%llx, %u bytes: %s",
+		ctx->op, ctx->rkey, (unsigned long long)ctx->raddr, ctx->len,
+		why);
+}
+
 static const char *port_state_name(int state)
 {
 	switch (state) {
@@ -97,6 +119,11 @@ char *pp_explain_wc(int status, const struct pp_explain_ctx *ctx, char *buf,
 			port_state_name(ctx->port_state));
 	else if (status == IBV_WC_RETRY_EXC_ERR)
 		retry_exceeded(ctx, buf, len);
+	else if (ctx->op && !ctx->recv &&
+		 (status == IBV_WC_REM_ACCESS_ERR ||
+		  status == IBV_WC_REM_INV_REQ_ERR ||
+		  status == IBV_WC_REM_INV_RD_REQ_ERR))
+		remote_refused(status, ctx, buf, len);
 	else if (status == IBV_WC_LOC_LEN_ERR && !ctx->recv)
 		snprintf(
 			buf, len,

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* What the run knows when a completion fails. */
 struct pp_explain_ctx {
@@ -24,6 +25,11 @@ struct pp_explain_ctx {
 	const char *port; /* "rxe0:1", for the port's own line */
 	int port_state;	  /* enum ibv_port_state read after the failure; 0:
 			   * not known */
+	/* a one-sided operation (pp_op.h): its name, or NULL for a send */
+	const char *op;
+	uint32_t rkey;	/* ... the peer's rkey it used */
+	uint64_t raddr; /* ... the peer's address */
+	uint32_t len;	/* ... and the bytes asked */
 };
 
 /**

@@ -398,6 +398,8 @@ int pp_session_run(struct pp_session *s)
 
 	if (s->x->run_cfg)
 		s->x->run_cfg(s, &rc);
+	if (!rc.loop) /* the one-sided operations' loops, or ours */
+		rc.loop = pp_run_loop_of_op((enum pp_op)s->agreed.op);
 	pp_clock_init();
 	pp_trace_step(&s->trace, "clock: %s",
 		      pp_clock_name(clock, sizeof(clock)));

@@ -8,6 +8,11 @@ MODE is one of
   badversion  a HELLO of protocol version 5 (ours is 4)
   silent      connect and send nothing; wait (at most 30 s) for the server
   close       connect and close at once
+  uc-read     a good HELLO of rc_pingpong asking for RDMA Read on UC
+  ud-write    a good HELLO of ud_pingpong asking for RDMA Write on UD
+  atomic-16   a good HELLO of rc_pingpong asking for a 16-byte fetch-add
+              (these three: what our client refuses to send; the server
+              must refuse them too, naming the rule)
 
 Prints what the server answered: "ERROR: <text>" for an ERROR record,
 "EOF" when it closed without one (silent: "EOF after 2003 ms").  Exit 0
@@ -34,6 +39,23 @@ def header(version, mtype, length):
 def hello_body():
     # the body does not matter: every case is refused before it is decoded
     return bytes(64)
+
+
+def op_hello(tool, transport, op, size):
+    """A HELLO body that decodes: rc (1) or ud (2) tool, op (HELLO byte 56)."""
+    return struct.pack(
+        ">BBHIQQIIBBHHBBIIBBHIBBHI",
+        tool, transport, 0, 0, size, 10, 500, 1,  # flags, mtu, size, iters
+        0, 0, 1024, 0xFFFF, 0, 0,  # sl, link layer, active MTU, no GID
+        0, 0, 64, 0, 0, 0,  # warmup, duration, hop limit, tclass, P_Key, flow
+        op, 0, 0xFFFF, 0)  # op, reserved, peer_gid_index, reserved
+
+
+OP_CASES = {
+    "uc-read": (1, 2, 3, 4096),
+    "ud-write": (2, 3, 1, 1024),
+    "atomic-16": (1, 1, 4, 16),
+}
 
 
 def read_answer(s):
@@ -73,6 +95,8 @@ def main():
         answer = read_answer(s)
         print("%s after %d ms" % (answer, (time.monotonic() - t0) * 1000))
         return
+    elif mode in OP_CASES:
+        s.sendall(header(VERSION, HELLO, 64) + op_hello(*OP_CASES[mode]))
     elif mode == "close":
         s.close()
         print("closed")
