@@ -101,7 +101,7 @@ static const struct opt_def opt_table[] = {
 		.arg = "OP",
 		.kind = OPT_WORD,
 		.tools = TOOLS_ALL,
-		.help = "operation of each round trip: send, write (RDMA Write, polled), write-imm (with immediate), read (RDMA Read), fetch-add or cmp-swap (8-byte atomics); the transport allows a subset",
+		.help = "operation of each round trip: send, write, write-imm (RDMA Write with immediate), read, fetch-add or cmp-swap (8-byte atomics); UC: send and writes, UD: send",
 	},
 	{
 		.id = PP_OPT_MTU,

@@ -78,6 +78,37 @@ START_TEST(named_causes)
 END_TEST
 
 /* Nothing known: an empty line, never garbage; a short buffer is cut. */
+/* Issue 17: a refused one-sided operation names what it asked for. */
+START_TEST(remote_refusal_names_rkey)
+{
+	struct pp_explain_ctx ctx = roce;
+	char buf[320];
+
+	ctx.op = "write";
+	ctx.rkey = 0x1a2b;
+	ctx.raddr = 0x7f0012340000ULL;
+	ctx.len = 4096;
+	pp_explain_wc(IBV_WC_REM_ACCESS_ERR, &ctx, buf, sizeof(buf));
+	ck_assert_msg(
+		!strncmp(
+			buf,
+			"the peer refused the write at rkey 0x1a2b, address 0x7f0012340000, 4096 bytes: a wrong rkey",
+			90),
+		"'%s'", buf);
+	ctx.op = "read";
+	pp_explain_wc(IBV_WC_REM_INV_RD_REQ_ERR, &ctx, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "max_dest_rd_atomic 0"));
+	ck_assert_ptr_nonnull(strstr(buf, "rkey 0x1a2b"));
+	ctx.op = "fetch-add";
+	pp_explain_wc(IBV_WC_REM_INV_REQ_ERR, &ctx, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "an atomic: 8 bytes, aligned"));
+	/* a send's refusal is the table's */
+	ctx.op = NULL;
+	pp_explain_wc(IBV_WC_REM_ACCESS_ERR, &ctx, buf, sizeof(buf));
+	ck_assert_ptr_null(strstr(buf, "rkey 0x"));
+}
+END_TEST
+
 START_TEST(unknown_and_short)
 {
 	char buf[16];
@@ -104,6 +135,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, named_causes, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, unknown_and_short);
+	tcase_add_test(tc, remote_refusal_names_rkey);
 	suite_add_tcase(s, tc);
 	return s;
 }

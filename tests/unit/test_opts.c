@@ -272,6 +272,47 @@ START_TEST(test_parse_uc)
 }
 END_TEST
 
+/* Issue 17: --op, a word; each transport's rule at the command line. */
+START_TEST(test_parse_op)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "host");
+	ck_assert_uint_eq(o.op, PP_OP_SEND);
+	expect_ok(&o, PP_TOOL_RC, "--op write-imm -e host");
+	ck_assert_uint_eq(o.op, PP_OP_WRITE_IMM);
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_OP));
+	expect_ok(&o, PP_TOOL_RC, "--op=read -a -s 1M host");
+	ck_assert_uint_eq(o.op, PP_OP_READ);
+	expect_ok(&o, PP_TOOL_RC, "--uc --op write");
+	/* an atomic without -s: its 8 bytes */
+	expect_ok(&o, PP_TOOL_SRQ, "--op fetch-add host");
+	ck_assert_uint_eq(o.op, PP_OP_FETCH_ADD);
+	ck_assert_uint_eq(o.size, 8);
+	expect_ok(&o, PP_TOOL_RC, "--op cmp-swap -s 8");
+
+	expect_fail(PP_TOOL_RC, "--op rdma-write", EINVAL,
+		    "invalid value 'rdma-write' for --op: expected send, write",
+		    NULL);
+	expect_fail(
+		PP_TOOL_RC, "--uc --op read", EINVAL,
+		"--op read: not on uc: an unreliable connection carries Send and RDMA Write only",
+		NULL);
+	expect_fail(
+		PP_TOOL_UD, "--op write-imm", EINVAL,
+		"--op write-imm: not on ud: a datagram transport carries Send only",
+		NULL);
+	expect_fail(PP_TOOL_RC, "--op fetch-add -s 16", EINVAL,
+		    "use -s 8 (asked -s 16)", NULL);
+	expect_fail(PP_TOOL_RC, "--op cmp-swap -a", EINVAL,
+		    "use -s 8 without -a", NULL);
+	expect_fail(PP_TOOL_RC, "--op write -e", EINVAL, "no event to sleep on",
+		    "--op write-imm");
+	expect_fail(PP_TOOL_RC, "--op read --rdma-core", EINVAL,
+		    "--op is not available with --rdma-core", NULL);
+}
+END_TEST
+
 START_TEST(test_parse_size_suffixes)
 {
 	struct pp_opts o;
@@ -638,6 +679,8 @@ START_TEST(test_usage_rc)
 		"--show-gids",
 		"--trace",
 		"first device with an active port",
+		"--op=OP",
+		"(default send)",
 	};
 	char *text = usage_of(PP_TOOL_RC);
 	size_t i;
@@ -919,6 +962,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_mtu_valid);
 	tcase_add_test(tc, test_usage_rc);
 	tcase_add_test(tc, test_usage_ud);
+	tcase_add_test(tc, test_parse_op);
 	tcase_add_test(tc, test_usage_srq_xrc);
 	tcase_add_test(tc, test_usage_matches_parser);
 	suite_add_tcase(s, tc);
