@@ -224,7 +224,10 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 		pp_err_set(
 			s->err,
 			"%s completion failed at iteration %llu: %s (status %d, vendor error 0x%x, QP 0x%06x, wr_id %llu): %s",
-			recv ? "receive" : "send", (unsigned long long)s->iter,
+			recv   ? "receive" :
+			ctx.op ? ctx.op :
+				 "send",
+			(unsigned long long)s->iter,
 			ibv_wc_status_str(wc->status), wc->status,
 			wc->vendor_err, wc->qp_num,
 			(unsigned long long)wc->wr_id,

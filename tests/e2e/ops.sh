@@ -192,7 +192,7 @@ rkey)
 		unset PP_TEST_BAD_RKEY
 		[[ $cst != 0 ]] || pp_fail "rkey.$op: the client succeeded"
 		[[ $sst != 0 ]] || pp_fail "rkey.$op: the server succeeded"
-		pp_expect_grep 'remote access error.*the peer refused the '"$op"' at rkey 0x[0-9a-f]+' \
+		pp_expect_grep '(write|read|fetch-add) completion failed .*remote access error.*the peer refused the '"$op"' at rkey 0x[0-9a-f]+' \
 			"$PP_LOGS/rkey.$op.client" "rkey.$op: the client names the rkey"
 		pp_expect_grep 'client: .*remote access error.*rkey 0x[0-9a-f]+' \
 			"$PP_LOGS/rkey.$op.server" "rkey.$op: the server reports the client's line"
