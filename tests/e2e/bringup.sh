@@ -117,7 +117,7 @@ trace)
 		"trace: traffic class"
 	pp_expect_grep '^    ah_attr.grh.flow_label +0x12345$' "$log" \
 		"trace: flow label"
-	pp_expect_grep '\] parameters: size [0-9]+, .*, hop limit 5, traffic class 32, P_Key index 0, flow label 74565, ' \
+	pp_expect_grep '\] parameters: operation send, size [0-9]+, .*, hop limit 5, traffic class 32, P_Key index 0, flow label 74565, ' \
 		"$log" "trace: the agreed parameters"
 	pp_expect_grep '^    timeout +14 \(4.096 us' "$log" "trace: timeout"
 	pp_expect_grep '^    retry_cnt +7$' "$log" "trace: retry count"
