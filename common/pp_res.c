@@ -579,36 +579,44 @@ static enum ibv_wr_opcode opcode(const struct pp_res *r)
 	return r->attr.plain_send ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM;
 }
 
-int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
+void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
+		    struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
 	bool read = r->attr.op == PP_OP_READ;
-	struct ibv_sge sge = {
+
+	*sge = (struct ibv_sge){
 		.addr = (uintptr_t)(read ? r->recv_buf : r->send_buf),
 		.length = r->msg_size,
 		.lkey = r->mr->lkey,
 	};
-	struct ibv_send_wr wr = {
+	*wr = (struct ibv_send_wr){
 		.wr_id = PP_WRID(qp_index, 0),
-		.sg_list = &sge,
+		.sg_list = sge,
 		.num_sge = 1,
 		.opcode = opcode(r),
 		/* a read's data comes back: nothing to inline */
 		.send_flags = read ? IBV_SEND_SIGNALED : r->send_flags,
-		.imm_data = htonl(seq),
 	};
-	struct ibv_send_wr *bad;
-
 	if (pp_op_remote(r->attr.op)) {
-		wr.wr.rdma.remote_addr = r->remote[qp_index].vaddr;
-		wr.wr.rdma.rkey = r->remote[qp_index].rkey;
+		wr->wr.rdma.remote_addr = r->remote[qp_index].vaddr;
+		wr->wr.rdma.rkey = r->remote[qp_index].rkey;
 	}
 	if (r->tr->datagram) {
-		wr.wr.ud.ah = r->ah[qp_index];
-		wr.wr.ud.remote_qpn = r->remote[qp_index].qpn;
-		wr.wr.ud.remote_qkey = PP_QKEY;
+		wr->wr.ud.ah = r->ah[qp_index];
+		wr->wr.ud.remote_qpn = r->remote[qp_index].qpn;
+		wr->wr.ud.remote_qkey = PP_QKEY;
 	} else if (is_xrc(r)) {
-		wr.qp_type.xrc.remote_srqn = r->remote[qp_index].srqn;
+		wr->qp_type.xrc.remote_srqn = r->remote[qp_index].srqn;
 	}
+}
+
+int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+
+	pp_res_send_wr(r, qp_index, &wr, &sge);
+	wr.imm_data = htonl(seq);
 	return ibv_post_send(r->qp[qp_index], &wr, &bad);
 }
 

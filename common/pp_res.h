@@ -151,6 +151,20 @@ void pp_res_set_size(struct pp_res *r, uint64_t size);
 int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n);
 
 /**
+ * pp_res_send_wr() - the send work request of pp_res_post_send(), for a
+ * loop that posts it itself (updating imm_data and send_flags)
+ * @r: the resources, connected, the size set
+ * @qp_index: which connection
+ * @wr: filled; its sg_list is @sge
+ * @sge: filled
+ *
+ * The run's operation decides the opcode, the local buffer and the peer's
+ * address and rkey (pp_res_post_send()).
+ */
+void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
+		    struct ibv_send_wr *wr, struct ibv_sge *sge);
+
+/**
  * pp_res_post_send() - send the send area to the peer's QP @qp_index
  * (XRC: from send QP @qp_index to the peer's SRQ)
  * @r: the resources, connected

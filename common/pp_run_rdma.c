@@ -151,6 +151,7 @@ static int wait_got(struct run *s)
 	return 0;
 }
 
+/* One round trip: the one place these loops store a sample. */
 static void add_sample(struct run *s, int64_t from, int64_t to)
 {
 	if (s->res->nsamples < s->cfg->iters)
