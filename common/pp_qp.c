@@ -145,48 +145,44 @@ static int netdev_state(const char *name)
 	return state;
 }
 
-/*
- * What the failed transition's port and GID look like now, for
- * pp_explain_qp(): the port's state, active MTU and P_Key table, and the
- * GRH's GID entry with its network device.
- */
-static void facts(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
-		  enum pp_qp_step step, const struct ibv_qp_attr *attr,
-		  int mask, struct pp_explain_qp *q, char *port, size_t plen,
-		  char *ndev)
+char *pp_qp_explain(struct ibv_context *ctx, const struct pp_qp_cfg *cfg,
+		    enum pp_qp_step step, bool path, bool grh, int err,
+		    char *buf, size_t len)
 {
-	struct ibv_port_attr pa;
-	struct ibv_gid_entry ge;
-	int ret;
-
-	snprintf(port, plen, "%s:%u", ibv_get_device_name(qp->context->device),
-		 cfg->ib_port);
-	*q = (struct pp_explain_qp){
+	char port[96], ndev[IF_NAMESIZE];
+	struct pp_explain_qp q = {
 		.step = (int)step,
-		.datagram = pp_transport_of(cfg->transport)->datagram,
-		.grh = (mask & IBV_QP_AV) && attr->ah_attr.is_global,
+		.datagram = !path,
+		.grh = grh,
 		.port = port,
 		.sgid_index = cfg->sgid_index,
 		.path_mtu = cfg->path_mtu,
 		.pkey_index = cfg->pkey_index,
 	};
-	if (!ibv_query_port(qp->context, cfg->ib_port, &pa)) {
-		q->port_state = pa.state;
-		q->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
-		q->active_mtu = pp_mtu_from_enum(pa.active_mtu);
-		q->pkey_tbl_len = pa.pkey_tbl_len;
+	struct ibv_port_attr pa;
+	struct ibv_gid_entry ge;
+	int ret;
+
+	snprintf(port, sizeof(port), "%s:%u", ibv_get_device_name(ctx->device),
+		 cfg->ib_port);
+	if (!ibv_query_port(ctx, cfg->ib_port, &pa)) {
+		q.port_state = pa.state;
+		q.ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+		q.active_mtu = pp_mtu_from_enum(pa.active_mtu);
+		q.pkey_tbl_len = pa.pkey_tbl_len;
 	}
-	if (!q->grh)
-		return;
-	ret = ibv_query_gid_ex(qp->context, cfg->ib_port, cfg->sgid_index, &ge,
-			       0);
-	if (ret == ENODATA) {
-		q->gid_empty = true;
-	} else if (!ret && ge.ndev_ifindex &&
-		   if_indextoname(ge.ndev_ifindex, ndev)) {
-		q->netdev = ndev;
-		q->netdev_state = netdev_state(ndev);
+	if (grh) {
+		ret = ibv_query_gid_ex(ctx, cfg->ib_port, cfg->sgid_index, &ge,
+				       0);
+		if (ret == ENODATA) {
+			q.gid_empty = true;
+		} else if (!ret && ge.ndev_ifindex &&
+			   if_indextoname(ge.ndev_ifindex, ndev)) {
+			q.netdev = ndev;
+			q.netdev_state = netdev_state(ndev);
+		}
 	}
+	return pp_explain_qp(err, &q, buf, len);
 }
 
 /*
@@ -225,14 +221,15 @@ int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
 	if (ret)
 		pp_trace_step(cfg->trace, "  -> failed: %s", strerror(ret));
 	if (ret) {
-		char port[96], ndev[IF_NAMESIZE], why[400];
-		struct pp_explain_qp q;
+		bool path = mask & IBV_QP_AV;
+		char why[400];
 
-		facts(qp, cfg, step, &attr, mask, &q, port, sizeof(port), ndev);
 		pp_err_set(err, "modify %sQP 0x%06x to %s failed: %s (%s)",
 			   qp_kind(cfg), qp->qp_num, pp_qp_step_name(step),
 			   strerror(ret),
-			   pp_explain_qp(ret, &q, why, sizeof(why)));
+			   pp_qp_explain(qp->context, cfg, step, path,
+					 path && attr.ah_attr.is_global, ret,
+					 why, sizeof(why)));
 	} else if (step == PP_QP_RTR && (mask & IBV_QP_AV) && cfg->use_grh)
 		trace_hop_limit(qp, cfg);
 	return ret;
