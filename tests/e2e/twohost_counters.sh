@@ -14,6 +14,8 @@
 #          these emulated guests a round trip sometimes outlasts the RC
 #          retry timer (67 ms at timeout 14), and the requester resends
 #          without any loss (seen: +3 to +20 in 300 iterations)
+#   server_only  only the server gives --counters: it prints its own
+#          line, the client none, and the run is not refused
 #   loss   3% loss on A's eth0 (netem), both sides --counters --json: B's
 #          document parses and has both sides' counters; the sequence
 #          errors that only a lost packet makes moved where rxe counts
@@ -150,6 +152,24 @@ else
 fi
 compare "clean: host $PP_ROLE" "$PP_LOGS/clean.before" "$PP_LOGS/clean.after" \
 	"text:$log:$side"
+
+# --- only the server gives --counters: not a parameter it imposes; it
+# reads and prints its own port, the client (which did not ask) prints
+# none, and neither refuses the other
+run server_only --counters --
+pp_expect_status "$pp_sa" 0 "server_only: server on A"
+pp_expect_status "$pp_sb" 0 "server_only: client on B"
+log=$PP_MEET/server_only.$PP_ROLE
+if [[ $PP_ROLE == A ]]; then
+	pp_expect_grep "^server: port counters $PP_DEV:1 $caveat: .*sent_pkts \+[1-9]" "$log" \
+		"server_only: the server prints its own counters"
+	compare "server_only: host A" "$PP_LOGS/server_only.before" \
+		"$PP_LOGS/server_only.after" "text:$log:server"
+elif grep -q "port counters" "$log"; then
+	pp_fail "server_only: the client printed counters it did not ask for"
+else
+	echo "ok: server_only: the client prints no counters"
+fi
 
 # --- 3% loss on A: JSON on both sides
 if [[ $PP_ROLE == A ]]; then
