@@ -258,9 +258,37 @@ int pp_session_connect_qps(struct pp_session *s)
 	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
 }
 
+/*
+ * --counters: the "before" snapshot, from the agreed parameters (the client
+ * asked) or this side's own option (a server's --counters reads its own
+ * port whatever the client asked: pp_params.h, FLAG's match).
+ */
+static void counters_before(struct pp_session *s)
+{
+	struct pp_session_counters *c = &s->ctr;
+
+	c->on = s->o->counters || (s->agreed.flags & PP_F_COUNTERS);
+	if (!c->on)
+		return;
+	c->err = pp_counters_read(PP_COUNTERS_SYSFS, s->caps.devname,
+				  s->caps.ib_port, &c->before);
+	c->have_before = !c->err;
+	if (c->err)
+		pp_trace_step(&s->trace, "port counters of %s:%u not read: %s",
+			      s->caps.devname, s->caps.ib_port,
+			      strerror(c->err));
+	else
+		pp_trace_step(
+			&s->trace,
+			"port counters of %s:%u before the run: %u read, cached %u ms by the kernel",
+			s->caps.devname, s->caps.ib_port, c->before.n,
+			c->before.lifespan_ms);
+}
+
 int pp_session_setup(struct pp_session *s)
 {
 	struct pp_res_attr ra;
+	int ret;
 
 	res_attr(s, &ra);
 	s->res = pp_res_create(s->ctx, &ra, s->gid, s->caps.lid, &s->err);
@@ -271,7 +299,17 @@ int pp_session_setup(struct pp_session *s)
 		pp_err_set(&s->err, "out of memory");
 		return tell_peer(s, ENOMEM);
 	}
-	return tell_peer(s, s->x->connect_qps(s));
+	/*
+	 * --counters: before the QPs can receive and before this side says
+	 * READY, so that none of the peer's packets can come first (read
+	 * once the run had begun, the server's snapshot once held the
+	 * client's first message).
+	 */
+	counters_before(s);
+	ret = s->x->connect_qps(s);
+	if (ret)
+		s->ctr.on = false; /* no run: nothing to compare */
+	return tell_peer(s, ret);
 }
 
 /* Ours: ADDRS, the GID types, receives, RTR and RTS, READY. */
@@ -368,33 +406,6 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 }
 
 /*
- * --counters: the "before" snapshot, from the agreed parameters (the client
- * asked) or this side's own option (a server's --counters reads its own
- * port whatever the client asked: pp_params.h, FLAG's match).
- */
-static void counters_before(struct pp_session *s)
-{
-	struct pp_session_counters *c = &s->ctr;
-
-	c->on = s->o->counters || (s->agreed.flags & PP_F_COUNTERS);
-	if (!c->on)
-		return;
-	c->err = pp_counters_read(PP_COUNTERS_SYSFS, s->caps.devname,
-				  s->caps.ib_port, &c->before);
-	c->have_before = !c->err;
-	if (c->err)
-		pp_trace_step(&s->trace, "port counters of %s:%u not read: %s",
-			      s->caps.devname, s->caps.ib_port,
-			      strerror(c->err));
-	else
-		pp_trace_step(
-			&s->trace,
-			"port counters of %s:%u before the run: %u read, cached %u ms by the kernel",
-			s->caps.devname, s->caps.ib_port, c->before.n,
-			c->before.lifespan_ms);
-}
-
-/*
  * Slack past hw_counters/lifespan: the kernel counts the caching interval
  * in jiffies (a 10 ms lifespan is 3 jiffies at HZ 250, 12 to 16 ms).
  */
@@ -456,7 +467,6 @@ int pp_session_run(struct pp_session *s)
 	pp_clock_init();
 	pp_trace_step(&s->trace, "clock: %s",
 		      pp_clock_name(clock, sizeof(clock)));
-	counters_before(s);
 
 	for (k = 0; k < s->nsizes && !ret; k++) {
 		struct pp_run_result *r = &s->results[k];

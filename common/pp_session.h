@@ -193,6 +193,9 @@ int pp_session_connect_qps(struct pp_session *s);
  * QPs to RTS, post receives, and wait until both sides are ready
  * @s: a connected session
  *
+ * With --counters (or a client that asked), the port's counters are read
+ * first, before the QPs can receive anything from the peer.
+ *
  * Return: 0 or an errno, with @s->err set and the peer told.
  */
 int pp_session_setup(struct pp_session *s);
@@ -209,8 +212,9 @@ int pp_session_setup(struct pp_session *s);
  * deadline is lost; the run goes on, and DONE tells the server how many.
  *
  * --counters (or, on the server, a client that asked for them): the port's
- * counters are read before the first size and after the last (after the
- * kernel's caching interval, pp_counters.h), also when the run fails; after
+ * counters were read by pp_session_setup() before READY, and are read
+ * again after the last size (after the kernel's caching interval,
+ * pp_counters.h), also when the run fails; after
  * a run that ended with DONE the exchange's trade_counters() brings the
  * server's deltas to the client (ours: COUNTERS).  A counter, or a whole
  * port, that cannot be read is no error: @s->ctr says so.
