@@ -119,7 +119,7 @@ static void write_params(struct pp_json *j, const struct pp_session *s)
 		pp_json_string(j, nm(v));                                     \
 	else                                                                  \
 		pp_json_uint(j, v);
-#define JSON_FLAG(name, opt, bit_name, bit, inverted, label, json)      \
+#define JSON_FLAG(name, opt, bit_name, bit, inverted, label, json, ...) \
 	pp_json_key_bool(j, json,                                       \
 			 (known ? !!(h->flags & bit_name) : o->name) != \
 				 (inverted));
@@ -238,6 +238,48 @@ static void write_results(struct pp_json *j, const struct pp_session *s)
 	pp_json_end_array(j);
 }
 
+/* One side's port counters: its deltas, why they are missing, or null. */
+static void write_counters_side(struct pp_json *j, const struct pp_session *s,
+				const char *key, bool mine)
+{
+	const struct pp_session_counters *c = &s->ctr;
+
+	pp_json_key(j, key);
+	if (mine && c->have_mine) {
+		pp_counters_json(j, &c->mine);
+	} else if (!mine && c->have_peer) {
+		pp_counters_json(j, &c->peer);
+	} else if (mine && c->err) {
+		pp_json_begin_object(j);
+		key_string_or_null(j, "device", s->caps.devname);
+		pp_json_key_uint(j, "port", s->caps.ib_port);
+		pp_json_key_string(j, "error", strerror(c->err));
+		pp_json_end_object(j);
+	} else {
+		pp_json_null(j);
+	}
+}
+
+/*
+ * --counters: {"client": ..., "server": ...}, each side's deltas
+ * (pp_counters_json()); the client has both, the server its own; null
+ * when this side read none.
+ */
+static void write_counters(struct pp_json *j, const struct pp_session *s)
+{
+	bool server = s->conn.is_server;
+
+	pp_json_key(j, "counters");
+	if (!s->ctr.on) {
+		pp_json_null(j);
+		return;
+	}
+	pp_json_begin_object(j);
+	write_counters_side(j, s, "client", !server);
+	write_counters_side(j, s, "server", server);
+	pp_json_end_object(j);
+}
+
 static void write_started(struct pp_json *j, int64_t started)
 {
 	time_t t = (time_t)started;
@@ -281,6 +323,7 @@ int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 	write_params(&j, s);
 	write_addresses(&j, s);
 	write_results(&j, s);
+	write_counters(&j, s);
 	pp_json_key(&j, "status");
 	pp_json_begin_object(&j);
 	pp_json_key_int(&j, "exit", exit_status);

@@ -30,6 +30,8 @@ static const char *msg_name(unsigned int type)
 		return "DONE";
 	case PP_MSG_ERROR:
 		return "ERROR";
+	case PP_MSG_COUNTERS:
+		return "COUNTERS";
 	}
 	return "an unknown message";
 }
@@ -283,8 +285,9 @@ static int check_explicit(const struct pp_opts *srv, const struct pp_hello *cl,
 				     names));                                  \
 		return EINVAL;                                                 \
 	}
-#define MATCH_FLAG(name, opt, bit_name, bit, inverted, label, ...)          \
-	if (is_set(srv, opt) && !(cl->flags & bit_name) != !srv->name) {    \
+#define MATCH_FLAG(name, opt, bit_name, bit, inverted, label, json, match)  \
+	if ((match) && is_set(srv, opt) &&                                  \
+	    !(cl->flags & bit_name) != !srv->name) {                        \
 		pp_err_set(err, label ": client %s, server %s",             \
 			   on_off((!(cl->flags & bit_name)) == (inverted)), \
 			   on_off(srv->name != (inverted)));                \
@@ -723,4 +726,25 @@ int pp_hs_done(const struct pp_conn *c, const struct pp_done *mine,
 		rc = pp_hs_send(c, &m, err);
 	}
 	return rc;
+}
+
+int pp_hs_counters(const struct pp_conn *c,
+		   const struct pp_counters_delta *mine,
+		   struct pp_counters_delta *theirs, struct pp_err *err)
+{
+	struct pp_msg m = { .type = PP_MSG_COUNTERS };
+	int rc;
+
+	if (c->is_server) {
+		m.u.counters = *mine;
+		return pp_hs_send(c, &m, err);
+	}
+	rc = pp_hs_recv(c, PP_MSG_COUNTERS, &m, err);
+	if (rc) {
+		if (is_protocol_error(rc))
+			pp_hs_send_error(c, rc, err ? err->msg : NULL);
+		return rc;
+	}
+	*theirs = m.u.counters;
+	return 0;
 }

@@ -14,6 +14,8 @@
  *   ...... ping-pong over RDMA; either side may send ERROR at any time ......
  *   DONE                           ->   (after each size of a sweep,
  *                                  <-   DONE   pp_sweep_sizes())
+ *                                  <-   COUNTERS (--counters: the server's
+ *                                             port counter deltas)
  *
  * The server adopts the client's parameters, except where its own command line
  * set an option explicitly: a difference there is a mismatch.  A mismatch, a
@@ -225,5 +227,20 @@ int pp_hs_sync(const struct pp_conn *c, struct pp_err *err);
  */
 int pp_hs_done(const struct pp_conn *c, const struct pp_done *mine,
 	       struct pp_done *theirs, struct pp_err *err);
+
+/**
+ * pp_hs_counters() - the closing exchange of --counters (PP_F_COUNTERS),
+ * after the last DONE: the server sends its port counters' deltas
+ * @c: the connection
+ * @mine: server: its deltas (sent); client: unused (may be NULL)
+ * @theirs: client: the server's deltas; server: unused (may be NULL)
+ * @err: one line on failure
+ *
+ * Return: 0; EINVAL (@mine cannot be encoded); errors of pp_hs_send() and
+ * pp_hs_recv().
+ */
+int pp_hs_counters(const struct pp_conn *c,
+		   const struct pp_counters_delta *mine,
+		   struct pp_counters_delta *theirs, struct pp_err *err);
 
 #endif /* PP_HS_H */

@@ -74,8 +74,10 @@ static int run_one(struct pp_session *s)
 		}
 		ret = pp_session_run(s);
 	}
-	if (text)
+	if (text) {
 		pp_session_print_result(s, text);
+		pp_session_print_counters(s, text);
+	}
 	return finish(s, ret);
 }
 

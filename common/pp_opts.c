@@ -276,6 +276,13 @@ static const struct opt_def opt_table[] = {
 		.help = "never send inline (both sides; default: inline when the device can)",
 	},
 	{
+		.id = PP_OPT_COUNTERS,
+		.name = "counters",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "print the port counters that moved during the run, this side's and the server's (they count all traffic on the port)",
+	},
+	{
 		.id = PP_OPT_NUM_QPS,
 		.name = "num-qp",
 		.letter = 'q',

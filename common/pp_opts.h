@@ -55,6 +55,7 @@ enum pp_opt_id {
 	PP_OPT_PKEY_INDEX, /* --pkey-index */
 	PP_OPT_VERSION,	   /* -V, --version */
 	PP_OPT_OP,	   /* --op: send, write, read, atomics (pp_op.h) */
+	PP_OPT_COUNTERS,   /* --counters: the port's counters, both sides */
 	PP_OPT_COUNT
 };
 
@@ -88,7 +89,8 @@ struct pp_opts {
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu
 	 * (-m, bytes; 0: the ports' active MTU), sl (-l), hop_limit, tclass,
 	 * pkey_index, flow_label (--hop-limit, ...), num_qps (-q); the
-	 * bools sweep (-a), validate (-c), no_inline (--no-inline).
+	 * bools sweep (-a), validate (-c), no_inline (--no-inline), counters
+	 * (--counters).
 	 */
 #define PP_OPTS_NUM(name, opt, type, ...) type name;
 #define PP_OPTS_FLAG(name, ...) bool name;

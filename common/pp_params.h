@@ -40,10 +40,14 @@
  *   names  NULL, or a function const char *(uint64_t) that names each value:
  *          messages, --trace and JSON show the name ("operation: client
  *          read, server write"; "op": "read"), the wire the number
- * FLAG(name, opt, bit_name, bit, inverted, label, json): a bool carried as
- *   bit @bit (named @bit_name) of the HELLO flags.  @inverted: messages and
- *   JSON name the opposite ("inline sends: client on", "inline": true for
- *   no_inline false).  Default: false.
+ * FLAG(name, opt, bit_name, bit, inverted, label, json, match): a bool
+ *   carried as bit @bit (named @bit_name) of the HELLO flags.  @inverted:
+ *   messages and JSON name the opposite ("inline sends: client on",
+ *   "inline": true for no_inline false).  @match: given on the server's
+ *   command line, the client's value must equal it (a parameter of the
+ *   run); false: the server's own option acts on the server alone and never
+ *   refuses a client (--counters: the server reads its own port whatever
+ *   the client asked).  Default: false.
  * LOCAL(name, json, is_bool): not negotiated, only shown in the JSON
  *   "params" object at this place (a member of struct pp_opts).
  */
@@ -91,7 +95,7 @@ enum pp_zero {
 	    PP_ZERO_VALUE, "size", "size", "", "size", false,                  \
 	    tr->datagram ? 1024 : 4096, NULL)                                  \
 	FLAG(sweep, PP_OPT_SWEEP, PP_F_SWEEP, 0x0002, false, "size sweep (-a)", \
-	     "sweep")                                                          \
+	     "sweep", true)                                                    \
 	NUM(iters, PP_OPT_ITERS, uint64_t, 16, PP_IN(v, 1, PP_MAX_ITERS),      \
 	    PP_ZERO_VALUE, "iters", "iterations", "", "iters",                 \
 	    p->duration_s != 0, 1000, NULL)                                    \
@@ -124,9 +128,11 @@ enum pp_zero {
 	    tr->default_qps, NULL)                                             \
 	LOCAL(use_event, "use_event", true)                                    \
 	FLAG(validate, PP_OPT_CHECK, PP_F_VALIDATE, 0x0001, false,             \
-	     "data validation", "validate")                                    \
+	     "data validation", "validate", true)                              \
 	FLAG(no_inline, PP_OPT_NO_INLINE, PP_F_NO_INLINE, 0x0004, true,        \
-	     "inline sends", "inline")                                         \
+	     "inline sends", "inline", true)                                   \
+	FLAG(counters, PP_OPT_COUNTERS, PP_F_COUNTERS, 0x0008, false,          \
+	     "port counters", "counters", false)                               \
 	LOCAL(timeout_ms, "timeout_ms", false)                                 \
 	LOCAL(port, "tcp_port", false)
 /* clang-format on */

@@ -98,8 +98,9 @@ const char *pp_qp_step_name(enum pp_qp_step step);
  * @step: which transition
  * @local_psn: this QP's send PSN
  * @remote: the peer QP's address (RTR)
- * @err: "modify QP 0x000011 to RTR failed: Invalid argument (hint)"; XRC
- *       names the QP's kind: "modify XRC receive QP 0x000012 to RTR ..."
+ * @err: "modify QP 0x000011 to RTR failed: Invalid argument (its likely
+ *       cause: pp_qp_explain())"; XRC names the QP's kind: "modify XRC
+ *       receive QP 0x000012 to RTR ..."
  *
  * Return: 0 or the errno of ibv_modify_qp(); EINVAL, without calling it,
  * when the QP does not take @step.
@@ -107,5 +108,23 @@ const char *pp_qp_step_name(enum pp_qp_step step);
 int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
 		 enum pp_qp_step step, uint32_t local_psn,
 		 const struct pp_addr *remote, struct pp_err *err);
+
+/**
+ * pp_qp_explain() - why a transition or an address handle most likely
+ * failed, from the port and the GID as they are now (pp_explain_qp())
+ * @ctx: the device
+ * @cfg: the run's settings (port, GID index, path MTU, P_Key index)
+ * @step: the transition (an address handle: PP_QP_RTR)
+ * @path: the call carried a path to the peer (an address vector)
+ * @grh: ... with a GRH
+ * @err: the errno it failed with
+ * @buf: output, one line
+ * @len: room in @buf
+ *
+ * Return: @buf.
+ */
+char *pp_qp_explain(struct ibv_context *ctx, const struct pp_qp_cfg *cfg,
+		    enum pp_qp_step step, bool path, bool grh, int err,
+		    char *buf, size_t len);
 
 #endif /* PP_QP_H */

@@ -523,11 +523,15 @@ int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
 		pp_ah_attr(cfg, &remote[i], &ah);
 		r->ah[i] = ibv_create_ah(r->pd, &ah);
 		if (!r->ah[i]) {
+			char why[400];
+
 			ret = errno ? errno : EINVAL;
-			pp_err_set(
-				err,
-				"create AH to QP 0x%06x failed: %s (on RoCE give a GID index with -g)",
-				remote[i].qpn, strerror(ret));
+			pp_err_set(err,
+				   "create AH to QP 0x%06x failed: %s (%s)",
+				   remote[i].qpn, strerror(ret),
+				   pp_qp_explain(r->ctx, cfg, PP_QP_RTR, true,
+						 ah.is_global, ret, why,
+						 sizeof(why)));
 			return ret;
 		}
 	}

@@ -267,9 +267,37 @@ int pp_session_connect_qps(struct pp_session *s)
 	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
 }
 
+/*
+ * --counters: the "before" snapshot, from the agreed parameters (the client
+ * asked) or this side's own option (a server's --counters reads its own
+ * port whatever the client asked: pp_params.h, FLAG's match).
+ */
+static void counters_before(struct pp_session *s)
+{
+	struct pp_session_counters *c = &s->ctr;
+
+	c->on = s->o->counters || (s->agreed.flags & PP_F_COUNTERS);
+	if (!c->on)
+		return;
+	c->err = pp_counters_read(PP_COUNTERS_SYSFS, s->caps.devname,
+				  s->caps.ib_port, &c->before);
+	c->have_before = !c->err;
+	if (c->err)
+		pp_trace_step(&s->trace, "port counters of %s:%u not read: %s",
+			      s->caps.devname, s->caps.ib_port,
+			      strerror(c->err));
+	else
+		pp_trace_step(
+			&s->trace,
+			"port counters of %s:%u before the run: %u read, cached %u ms by the kernel",
+			s->caps.devname, s->caps.ib_port, c->before.n,
+			c->before.lifespan_ms);
+}
+
 int pp_session_setup(struct pp_session *s)
 {
 	struct pp_res_attr ra;
+	int ret;
 
 	res_attr(s, &ra);
 	s->res = pp_res_create(s->ctx, &ra, s->gid, s->caps.lid, &s->err);
@@ -280,7 +308,17 @@ int pp_session_setup(struct pp_session *s)
 		pp_err_set(&s->err, "out of memory");
 		return tell_peer(s, ENOMEM);
 	}
-	return tell_peer(s, s->x->connect_qps(s));
+	/*
+	 * --counters: before the QPs can receive and before this side says
+	 * READY, so that none of the peer's packets can come first (read
+	 * once the run had begun, the server's snapshot once held the
+	 * client's first message).
+	 */
+	counters_before(s);
+	ret = s->x->connect_qps(s);
+	if (ret)
+		s->ctr.on = false; /* no run: nothing to compare */
+	return tell_peer(s, ret);
 }
 
 /* Ours: ADDRS, the GID types, receives, RTR and RTS, READY. */
@@ -376,6 +414,43 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 	return 0;
 }
 
+/*
+ * Slack past hw_counters/lifespan: the kernel counts the caching interval
+ * in jiffies (a 10 ms lifespan is 3 jiffies at HZ 250, 12 to 16 ms).
+ */
+#define PP_COUNTERS_SLACK_MS 10
+
+/* --counters: the "after" snapshot, once the kernel's cache has expired. */
+static void counters_after(struct pp_session *s)
+{
+	struct pp_session_counters *c = &s->ctr;
+	struct pp_counters *after;
+	struct timespec ts;
+	unsigned int ms;
+
+	if (!c->have_before || c->have_mine)
+		return;
+	ms = c->before.lifespan_ms ?
+		     c->before.lifespan_ms + PP_COUNTERS_SLACK_MS :
+		     0;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (ms && nanosleep(&ts, &ts) && errno == EINTR &&
+	       !pp_signal_caught())
+		;
+	after = malloc(sizeof(*after));
+	if (!after) {
+		c->err = ENOMEM;
+		return;
+	}
+	c->err = pp_counters_read(PP_COUNTERS_SYSFS, s->caps.devname,
+				  s->caps.ib_port, after);
+	if (!c->err)
+		c->err = pp_counters_delta(&c->before, after, &c->mine);
+	c->have_mine = !c->err;
+	free(after);
+}
+
 int pp_session_run(struct pp_session *s)
 {
 	struct pp_run_cfg rc = {
@@ -413,8 +488,11 @@ int pp_session_run(struct pp_session *s)
 		s->nresults = k + 1;
 		if (ret && s->x->run_failed)
 			s->x->run_failed(s);
-		if (ret)
-			return tell_peer(s, ret);
+		if (ret) {
+			ret = tell_peer(s, ret);
+			counters_after(s); /* they may say why it failed */
+			return ret;
+		}
 		ret = s->x->size_done(s, &rc, r);
 		if (s->progress && s->nsizes > 1) {
 			pp_session_print_size(s, k, s->progress);
@@ -431,6 +509,47 @@ int pp_session_run(struct pp_session *s)
 		s->err = lost;
 		ret = lost_ret;
 	}
+	counters_after(s);
+	/* both sides got here through DONE: the closing exchange */
+	if ((!ret || ret == lost_ret) && s->ctr.on && s->x->trade_counters) {
+		int cret = s->x->trade_counters(s);
+
+		if (cret)
+			ret = tell_peer(s, cret);
+	}
+	return ret;
+}
+
+/*
+ * Ours: the server sends its deltas (COUNTERS) when the client asked.  A
+ * server whose own read failed sends an empty set without directories, and
+ * says why in its own line.
+ */
+static int trade_counters(struct pp_session *s)
+{
+	struct pp_session_counters *c = &s->ctr;
+	struct pp_counters_delta *none;
+	int ret;
+
+	if (!(s->agreed.flags & PP_F_COUNTERS))
+		return 0;
+	if (!s->conn.is_server) {
+		ret = pp_hs_counters(&s->conn, NULL, &c->peer, &s->err);
+		c->have_peer = !ret;
+		return ret;
+	}
+	if (c->have_mine)
+		return pp_hs_counters(&s->conn, &c->mine, NULL, &s->err);
+	none = calloc(1, sizeof(*none));
+	if (!none) {
+		pp_err_set(&s->err, "out of memory");
+		return ENOMEM;
+	}
+	snprintf(none->dev, sizeof(none->dev), "%s", s->caps.devname);
+	none->port = s->caps.ib_port;
+	none->no_dirs = true;
+	ret = pp_hs_counters(&s->conn, none, NULL, &s->err);
+	free(none);
 	return ret;
 }
 
@@ -438,6 +557,7 @@ const struct pp_exchange pp_exchange_ours = {
 	.agree = agree,
 	.connect_qps = connect_qps,
 	.size_done = size_done,
+	.trade_counters = trade_counters,
 	.tells_peer = true,
 };
 
@@ -517,6 +637,11 @@ void pp_session_end_client(struct pp_session *s)
 	s->peer_addr[0] = '\0';
 	memset(&s->agreed, 0, sizeof(s->agreed));
 	memset(&s->peer_done, 0, sizeof(s->peer_done));
+	s->ctr.on = false;
+	s->ctr.have_before = false;
+	s->ctr.have_mine = false;
+	s->ctr.have_peer = false;
+	s->ctr.err = 0;
 	pp_err_clear(&s->err);
 	s->peer_told = false;
 }
@@ -600,6 +725,39 @@ void pp_session_print_result(const struct pp_session *s, FILE *f)
 	pp_report_post(f, r->posts, r->post_ns, r->post_max_ns);
 	if (s->o->histogram)
 		print_histogram(r, f);
+}
+
+/* "client: port counters rxe0:1 (...): sent_pkts +2002, ..." */
+static void print_counters_side(const struct pp_session *s, FILE *f,
+				const char *side, bool mine)
+{
+	const struct pp_session_counters *c = &s->ctr;
+	char *line;
+	size_t len = 16384;
+
+	if (mine && !c->have_mine) {
+		fprintf(f, "%s: port counters %s:%u not read: %s\n", side,
+			s->caps.devname, s->caps.ib_port,
+			strerror(c->err ? c->err : ENODATA));
+		return;
+	}
+	line = malloc(len);
+	if (!line)
+		return;
+	fprintf(f, "%s: %s\n", side,
+		pp_counters_format(mine ? &c->mine : &c->peer, line, len));
+	free(line);
+}
+
+void pp_session_print_counters(const struct pp_session *s, FILE *f)
+{
+	const char *me = s->conn.is_server ? "server" : "client";
+
+	if (!s->ctr.on)
+		return;
+	if (s->ctr.have_peer)
+		print_counters_side(s, f, pp_peer_name(&s->conn), false);
+	print_counters_side(s, f, me, true);
 }
 
 int pp_session_write_samples(struct pp_session *s)

@@ -172,7 +172,7 @@ START_TEST(hello_describe)
 
 	ck_assert_str_eq(
 		pp_hello_describe(&h, buf, sizeof(buf)),
-		"operation send, size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key index 0, flow label 703710, QPs 1, data validation on, inline sends off");
+		"operation send, size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key index 0, flow label 703710, QPs 1, data validation on, inline sends off, port counters off");
 	h.mtu = 1024;
 	ck_assert_ptr_nonnull(strstr(pp_hello_describe(&h, buf, sizeof(buf)),
 				     ", MTU 1024, "));
@@ -202,6 +202,37 @@ START_TEST(adopt_explicit_equal_is_fine)
 	set_opt(&srv.o, PP_OPT_CHECK);
 	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(agreed.num_qps, 16);
+}
+END_TEST
+
+/*
+ * --counters is not a parameter the server imposes: given on the server
+ * alone it reads its own port and refuses nobody; given by the client, the
+ * server adopts it (and sends its deltas in COUNTERS).
+ */
+START_TEST(adopt_counters)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	side_init(&cl, PP_TOOL_RC, 1024);
+	set_opt(&srv.o, PP_OPT_COUNTERS);
+	srv.o.counters = true;
+	side_rebuild(&srv);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.flags & PP_F_COUNTERS, 0);
+
+	cl.o.counters = true;
+	side_rebuild(&cl);
+	ck_assert_uint_eq(cl.h.flags, PP_F_COUNTERS);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.flags & PP_F_COUNTERS, PP_F_COUNTERS);
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.flags & PP_F_COUNTERS, PP_F_COUNTERS);
 }
 END_TEST
 
@@ -895,6 +926,17 @@ static void addr_fill(struct pp_addr *a, uint32_t n, uint32_t seed)
 }
 
 /* A whole handshake: the server adopts, then ADDRS, READY, DONE. */
+/* The server's port counters in the closing exchange of a full run. */
+static const struct pp_counters_delta full_run_counters = {
+	.dev = "rxe0",
+	.port = 1,
+	.n = 2,
+	.d = { { .name = "rcvd_seq_err", .delta = 3 },
+	       { .name = "sent_pkts",
+		 .flags = PP_CTR_WRAPPED,
+		 .delta = 1ULL << 33 } },
+};
+
 static int srv_full_run(const struct pp_conn *c, const void *arg,
 			struct pp_err *err)
 {
@@ -938,7 +980,7 @@ static int srv_full_run(const struct pp_conn *c, const void *arg,
 			   (unsigned long long)peer_done.completed);
 		return EDOM;
 	}
-	return 0;
+	return pp_hs_counters(c, &full_run_counters, NULL, err);
 }
 
 /* bind address (NULL: dual stack), host to connect to */
@@ -952,6 +994,7 @@ START_TEST(sock_full_run)
 {
 	struct pp_addr mine[2], theirs[2], want[2];
 	struct pp_done done = { .completed = 42 }, peer_done;
+	struct pp_counters_delta *ctr = calloc(1, sizeof(*ctr));
 	struct pp_hello agreed;
 	struct pp_err err;
 	struct pp_conn c;
@@ -961,6 +1004,7 @@ START_TEST(sock_full_run)
 	uint32_t port;
 	int lfd, status;
 
+	ck_assert_ptr_nonnull(ctr);
 	port = listen_free(full_runs[_i][0], &lfd);
 	ch = start_server(lfd, srv_full_run, NULL, 3000);
 
@@ -986,7 +1030,14 @@ START_TEST(sock_full_run)
 	ck_assert_msg(pp_hs_done(&c, &done, &peer_done, &err) == 0, "%s",
 		      err.msg);
 	ck_assert_uint_eq(peer_done.completed, 7);
+	ck_assert_msg(pp_hs_counters(&c, NULL, ctr, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(ctr->dev, "rxe0");
+	ck_assert_uint_eq(ctr->n, 2);
+	ck_assert_str_eq(ctr->d[1].name, "sent_pkts");
+	ck_assert_uint_eq(ctr->d[1].delta, 1ULL << 33);
+	ck_assert_uint_eq(ctr->d[1].flags, PP_CTR_WRAPPED);
 	close(c.fd);
+	free(ctr);
 
 	status = collect(&ch, &r);
 	ck_assert_msg(status == 0 && r.rc == 0, "server: %d %s", r.rc, r.msg);
@@ -1565,6 +1616,7 @@ static Suite *hs_suite(void)
 	tcase_add_test(pure, adopt_client_params);
 	tcase_add_test(pure, hello_describe);
 	tcase_add_test(pure, adopt_explicit_equal_is_fine);
+	tcase_add_test(pure, adopt_counters);
 	tcase_add_loop_test(pure, adopt_path_mtu, 0,
 			    (int)(sizeof(mtu_cases) / sizeof(mtu_cases[0])));
 	tcase_add_loop_test(pure, adopt_mismatch, 0, N_MISMATCHES);

@@ -922,6 +922,30 @@ START_TEST(test_measure_rdma_core_inline)
 }
 END_TEST
 
+/* Issue 15: --counters, every tool, both roles; with a stock peer too. */
+START_TEST(test_parse_counters)
+{
+	static const enum pp_tool tools[] = { PP_TOOL_RC, PP_TOOL_UD,
+					      PP_TOOL_SRQ, PP_TOOL_XRC };
+	struct pp_opts o;
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		expect_ok(&o, tools[i], "");
+		ck_assert(!o.counters);
+		expect_ok(&o, tools[i], "--counters");
+		ck_assert(o.counters && !o.host);
+		ck_assert(o.set & PP_OPT_BIT(PP_OPT_COUNTERS));
+		expect_ok(&o, tools[i], "--counters h");
+		ck_assert(o.counters);
+		ck_assert_str_eq(o.host, "h");
+	}
+	/* each side reads its own port: a stock peer does not prevent it */
+	expect_ok(&o, PP_TOOL_RC, "--rdma-core --counters h");
+	ck_assert(o.counters && o.rdma_core);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -939,6 +963,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_parse_measure);
 	tcase_add_test(tc, test_err_measure);
 	tcase_add_test(tc, test_measure_rdma_core_inline);
+	tcase_add_test(tc, test_parse_counters);
 	tcase_add_test(tc, test_measure_rdma_core_output);
 	tcase_add_test(tc, test_grh_options);
 	tcase_add_test(tc, test_man_matches_usage);
