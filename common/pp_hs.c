@@ -57,6 +57,7 @@ void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 		.gid_index = gid_index < 0 ? PP_GID_INDEX_NONE :
 					     (uint16_t)gid_index,
 		.gid_type = gid_type,
+		.peer_gid_index = PP_GID_INDEX_NONE,
 	};
 #define BUILD_NUM(name, ...) h->name = o->name;
 #define BUILD_FLAG(name, opt, bit_name, ...) h->flags |= o->name ? bit_name : 0;

@@ -28,6 +28,7 @@
 #define HELLO_ACTIVE_MTU 34
 #define HELLO_GID_INDEX 36
 #define HELLO_GID_TYPE 38
+#define HELLO_PEER_GID_INDEX 58
 
 #define ADDRS_COUNT 0
 #define ADDRS_FIRST 4
@@ -38,6 +39,17 @@
 #define ADDR_SRQN 12
 #define ADDR_TGT_QPN 16
 #define ADDR_GID 20
+#define ADDR_RKEY 36
+#define ADDR_VADDR 40
+
+#define GIDS_COUNT 0
+#define GIDS_RESERVED 2
+#define GIDS_FIRST 4
+#define GID_INDEX 0
+#define GID_TYPE 1
+#define GID_RESERVED 2
+#define GID_NETDEV 4
+#define GID_GID 20
 
 #define DONE_STATUS 0
 #define DONE_RESERVED 4
@@ -76,7 +88,7 @@ static void hello_used(bool used[PP_WIRE_HELLO_LEN])
 		{ HELLO_TOOL, 1 },	 { HELLO_TRANSPORT, 1 },
 		{ HELLO_FLAGS, 2 },	 { HELLO_LINK_LAYER, 1 },
 		{ HELLO_ACTIVE_MTU, 2 }, { HELLO_GID_INDEX, 2 },
-		{ HELLO_GID_TYPE, 1 },
+		{ HELLO_GID_TYPE, 1 },	 { HELLO_PEER_GID_INDEX, 2 },
 	};
 	const struct pp_hello *h = NULL;
 	size_t i;
@@ -114,6 +126,9 @@ static bool hello_ok(const struct pp_hello *h, const char **why)
 		return bad(why, "gid_index out of range");
 	if (h->gid_type > PP_GID_TYPE_ROCE_V2)
 		return bad(why, "gid_type out of range");
+	if (h->peer_gid_index > PP_MAX_GID_IDX &&
+	    h->peer_gid_index != PP_GID_INDEX_NONE)
+		return bad(why, "peer_gid_index out of range");
 	return true;
 }
 
@@ -135,6 +150,57 @@ static bool addr_ok(const struct pp_addr *a, const char **why)
 	if (a->tgt_qpn > PP_PSN_MASK)
 		return bad(why, "tgt_qpn out of range");
 	return true;
+}
+
+/* A netdev name: printable ASCII without space or '/', NUL-terminated. */
+static bool netdev_ok(const char *s, const char **why)
+{
+	size_t i, n = strnlen(s, PP_WIRE_NETDEV_LEN + 1);
+
+	if (n > PP_WIRE_NETDEV_LEN)
+		return bad(why, "netdev too long");
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] > 0x7e ||
+		    s[i] == '/')
+			return bad(why, "netdev not printable");
+	return true;
+}
+
+static bool gids_ok(const struct pp_msg *m, const char **why)
+{
+	uint32_t i;
+
+	if (m->u.gids.count < 1 || m->u.gids.count > PP_WIRE_GIDS_MAX)
+		return bad(why, "count out of range");
+	for (i = 0; i < m->u.gids.count; i++) {
+		if (i && m->u.gids.g[i].index <= m->u.gids.g[i - 1].index)
+			return bad(why, "gid index out of order");
+		if (m->u.gids.g[i].gid_type > PP_GID_TYPE_ROCE_V2)
+			return bad(why, "gid_type out of range");
+		if (!netdev_ok(m->u.gids.g[i].netdev, why))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The encoded length of a COUNTERS body (pp_counters.h's byte form), or 0
+ * when a name or the device is too long to encode.
+ */
+static size_t counters_len(const struct pp_counters_delta *d)
+{
+	size_t n = strnlen(d->dev, sizeof(d->dev)), len, i, k;
+
+	if (n > PP_COUNTERS_DEV_MAX || d->n > PP_COUNTERS_MAX)
+		return 0;
+	len = PP_COUNTERS_WIRE_HDR + n;
+	for (i = 0; i < d->n; i++) {
+		k = strnlen(d->d[i].name, sizeof(d->d[i].name));
+		if (k > PP_COUNTERS_NAME_MAX)
+			return 0;
+		len += PP_COUNTERS_WIRE_REC + k;
+	}
+	return len;
 }
 
 static bool done_ok(const struct pp_done *d, const char **why)
@@ -184,6 +250,13 @@ static bool msg_ok(const struct pp_msg *m, const char **why)
 		text = m->u.error.text;
 		return text_ok(text, strnlen(text, sizeof(m->u.error.text)),
 			       why);
+	case PP_MSG_COUNTERS:
+		/* pp_counters_encode() checks the rest */
+		if (!counters_len(&m->u.counters))
+			return bad(why, "counters cannot be encoded");
+		return true;
+	case PP_MSG_GIDS:
+		return gids_ok(m, why);
 	}
 	return bad(why, "unknown message type");
 }
@@ -203,13 +276,20 @@ static bool body_len_ok(uint16_t type, uint32_t len)
 		return len == PP_WIRE_DONE_LEN;
 	case PP_MSG_ERROR:
 		return len == PP_WIRE_ERROR_LEN;
+	case PP_MSG_COUNTERS:
+		return len > PP_COUNTERS_WIRE_HDR &&
+		       len <= PP_COUNTERS_WIRE_MAX;
+	case PP_MSG_GIDS:
+		return len >= 4 + PP_WIRE_GID_LEN &&
+		       len <= PP_WIRE_GIDS_MAX_BODY &&
+		       (len - 4) % PP_WIRE_GID_LEN == 0;
 	}
 	return false;
 }
 
 static bool type_known(uint16_t type)
 {
-	return type >= PP_MSG_HELLO && type <= PP_MSG_ERROR;
+	return type >= PP_MSG_HELLO && type <= PP_MSG_GIDS;
 }
 
 size_t pp_wire_body_len(const struct pp_msg *m)
@@ -225,6 +305,10 @@ size_t pp_wire_body_len(const struct pp_msg *m)
 		return PP_WIRE_DONE_LEN;
 	case PP_MSG_ERROR:
 		return PP_WIRE_ERROR_LEN;
+	case PP_MSG_COUNTERS:
+		return counters_len(&m->u.counters);
+	case PP_MSG_GIDS:
+		return 4 + (size_t)PP_WIRE_GID_LEN * m->u.gids.count;
 	}
 	return 0;
 }
@@ -239,6 +323,7 @@ static void put_hello(uint8_t *p, const struct pp_hello *h)
 	pp_put_be16(p + HELLO_ACTIVE_MTU, h->active_mtu);
 	pp_put_be16(p + HELLO_GID_INDEX, h->gid_index);
 	p[HELLO_GID_TYPE] = h->gid_type;
+	pp_put_be16(p + HELLO_PEER_GID_INDEX, h->peer_gid_index);
 #define PUT_NUM(name, opt, type, off, ...) \
 	pp_put_be(p + (off), sizeof(h->name), h->name);
 	PP_PARAMS(PUT_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
@@ -254,6 +339,30 @@ static void put_addr(uint8_t *p, const struct pp_addr *a)
 	pp_put_be32(p + ADDR_SRQN, a->srqn);
 	pp_put_be32(p + ADDR_TGT_QPN, a->tgt_qpn);
 	memcpy(p + ADDR_GID, a->gid, sizeof(a->gid));
+	pp_put_be32(p + ADDR_RKEY, a->rkey);
+	pp_put_be64(p + ADDR_VADDR, a->vaddr);
+}
+
+static void put_gids(uint8_t *p, const struct pp_msg *m)
+{
+	const struct pp_wire_gid *g;
+	uint8_t *r;
+	uint32_t i;
+	size_t n;
+
+	pp_put_be16(p + GIDS_COUNT, (uint16_t)m->u.gids.count);
+	pp_put_be16(p + GIDS_RESERVED, 0);
+	for (i = 0; i < m->u.gids.count; i++) {
+		g = &m->u.gids.g[i];
+		r = p + GIDS_FIRST + (size_t)i * PP_WIRE_GID_LEN;
+		r[GID_INDEX] = g->index;
+		r[GID_TYPE] = g->gid_type;
+		pp_put_be16(r + GID_RESERVED, 0);
+		n = strnlen(g->netdev, PP_WIRE_NETDEV_LEN);
+		memset(r + GID_NETDEV, 0, PP_WIRE_NETDEV_LEN);
+		memcpy(r + GID_NETDEV, g->netdev, n);
+		memcpy(r + GID_GID, g->gid, sizeof(g->gid));
+	}
 }
 
 static void put_done(uint8_t *p, const struct pp_done *d)
@@ -311,6 +420,17 @@ int pp_wire_encode(const struct pp_msg *m, uint8_t *buf, size_t len,
 	case PP_MSG_ERROR:
 		put_error(p, &m->u.error);
 		break;
+	case PP_MSG_COUNTERS: {
+		size_t n;
+
+		if (pp_counters_encode(&m->u.counters, p, body, &n) ||
+		    n != body)
+			return EINVAL;
+		break;
+	}
+	case PP_MSG_GIDS:
+		put_gids(p, m);
+		break;
 	}
 	*out_len = PP_WIRE_HDR_LEN + body;
 	return 0;
@@ -355,6 +475,7 @@ static int get_hello(const uint8_t *p, struct pp_hello *h, const char **why)
 	h->active_mtu = pp_get_be16(p + HELLO_ACTIVE_MTU);
 	h->gid_index = pp_get_be16(p + HELLO_GID_INDEX);
 	h->gid_type = p[HELLO_GID_TYPE];
+	h->peer_gid_index = pp_get_be16(p + HELLO_PEER_GID_INDEX);
 #define GET_NUM(name, opt, type, off, ...) \
 	h->name = (type)pp_get_be(p + (off), sizeof(h->name));
 	PP_PARAMS(GET_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
@@ -397,6 +518,8 @@ static int get_addrs(const uint8_t *p, uint32_t len, struct pp_msg *m,
 		a->srqn = pp_get_be32(r + ADDR_SRQN);
 		a->tgt_qpn = pp_get_be32(r + ADDR_TGT_QPN);
 		memcpy(a->gid, r + ADDR_GID, sizeof(a->gid));
+		a->rkey = pp_get_be32(r + ADDR_RKEY);
+		a->vaddr = pp_get_be64(r + ADDR_VADDR);
 		if (pp_get_be16(r + ADDR_RESERVED)) {
 			*why = "reserved field not zero";
 			return EPROTO;
@@ -405,6 +528,45 @@ static int get_addrs(const uint8_t *p, uint32_t len, struct pp_msg *m,
 			return EPROTO;
 	}
 	return 0;
+}
+
+static int get_gids(const uint8_t *p, uint32_t len, struct pp_msg *m,
+		    const char **why)
+{
+	const uint8_t *r, *nul;
+	struct pp_wire_gid *g;
+	uint32_t i;
+	size_t n;
+
+	m->u.gids.count = pp_get_be16(p + GIDS_COUNT);
+	if (m->u.gids.count != (len - 4) / PP_WIRE_GID_LEN) {
+		*why = "count does not match length";
+		return EBADMSG;
+	}
+	if (pp_get_be16(p + GIDS_RESERVED)) {
+		*why = "reserved field not zero";
+		return EPROTO;
+	}
+	for (i = 0; i < m->u.gids.count; i++) {
+		r = p + GIDS_FIRST + (size_t)i * PP_WIRE_GID_LEN;
+		g = &m->u.gids.g[i];
+		memset(g, 0, sizeof(*g));
+		g->index = r[GID_INDEX];
+		g->gid_type = r[GID_TYPE];
+		nul = memchr(r + GID_NETDEV, 0, PP_WIRE_NETDEV_LEN);
+		n = nul ? (size_t)(nul - (r + GID_NETDEV)) : PP_WIRE_NETDEV_LEN;
+		memcpy(g->netdev, r + GID_NETDEV, n);
+		memcpy(g->gid, r + GID_GID, sizeof(g->gid));
+		if (pp_get_be16(r + GID_RESERVED)) {
+			*why = "reserved field not zero";
+			return EPROTO;
+		}
+		if (!all_zero(r + GID_NETDEV + n, PP_WIRE_NETDEV_LEN - n)) {
+			*why = "netdev not NUL-padded";
+			return EPROTO;
+		}
+	}
+	return gids_ok(m, why) ? 0 : EPROTO;
 }
 
 static int get_done(const uint8_t *p, struct pp_done *d, const char **why)
@@ -471,6 +633,10 @@ int pp_wire_decode_body(const struct pp_hdr *hdr, const uint8_t *body,
 		return get_done(body, &m->u.done, why);
 	case PP_MSG_ERROR:
 		return get_error(body, &m->u.error, why);
+	case PP_MSG_COUNTERS:
+		return pp_counters_decode(body, hdr->len, &m->u.counters, why);
+	case PP_MSG_GIDS:
+		return get_gids(body, hdr->len, m, why);
 	}
 	return EBADMSG; /* not reached: type_known() */
 }

@@ -17,14 +17,26 @@
  *   38 gid_type u8 | 39 reserved u8, zero | 40 warmup u32 |
  *   44 duration_s u32 (0: run iters; else seconds, iters the sample cap) |
  *   48 hop_limit u8 | 49 tclass u8 | 50 pkey_index u16 | 52 flow_label u32 |
- *   56..63 reserved, zero
+ *   56 reserved u8, zero | 57 reserved u8, zero |
+ *   58 peer_gid_index u16 (client: the server's GID index it asks for;
+ *   0xffff: the server chooses; the server's answer echoes it) |
+ *   60..63 reserved, zero
  *   With PP_F_SWEEP, size is the largest size of the sweep (pp_sweep_sizes()).
- * ADDRS (4 + 36 * count bytes): count u32, then count records of
+ * ADDRS (4 + 48 * count bytes): count u32, then count records of
  *   lid u16 | reserved u16 | qpn u32 | psn u32 | srqn u32 | tgt_qpn u32 |
- *   gid 16 bytes
+ *   gid 16 bytes | rkey u32 | vaddr u64 (rkey and vaddr: the sender's
+ *   buffer for one-sided operations; zero when the operation needs none)
  * READY (0 bytes): my QPs are ready to receive.
  * DONE (24 bytes): status u32 | reserved u32 | completed u64 | lost u64
  * ERROR (248 bytes): code u32 | text 244 bytes, printable ASCII, NUL-padded
+ * COUNTERS (PP_COUNTERS_WIRE_HDR + 1 .. PP_COUNTERS_WIRE_MAX bytes): one
+ *   side's port counter deltas, in pp_counters' byte form (pp_counters.h)
+ * GIDS (4 + 36 * count bytes): count u16 (1..PP_WIRE_GIDS_MAX) |
+ *   reserved u16, then count records of index u8 | gid_type u8 |
+ *   reserved u16 | netdev 16 bytes (printable ASCII, NUL-padded; all zero:
+ *   none) | gid 16 bytes; indexes strictly increasing.  The server's GID
+ *   table, sent right after its HELLO answer when the client's HELLO has
+ *   PP_F_GIDS.
  *
  * Compatibility rule: the header and the ERROR body never change, so a peer
  * of any version can tell the other one why it stops ("protocol version:
@@ -37,20 +49,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pp_counters.h"
 #include "pp_params.h"
 #include "pp_transport.h"
 
 #define PP_WIRE_MAGIC 0x50504e47U /* "PPNG" */
 /* 2: HELLO carries warmup, duration, sweep; 3: hop limit, traffic class,
- * P_Key index, flow label */
-#define PP_WIRE_VERSION 3
+ * P_Key index, flow label; 4: rkey and vaddr in ADDRS, peer_gid_index,
+ * COUNTERS, GIDS */
+#define PP_WIRE_VERSION 4
 #define PP_WIRE_HDR_LEN 12
 #define PP_WIRE_HELLO_LEN 64
-#define PP_WIRE_ADDR_LEN 36
+#define PP_WIRE_ADDR_LEN 48
+#define PP_WIRE_GID_LEN 36
+#define PP_WIRE_GIDS_MAX 256
+#define PP_WIRE_NETDEV_LEN 16 /* IFNAMSIZ */
 #define PP_WIRE_DONE_LEN 24
 #define PP_WIRE_TEXT_LEN 244
 #define PP_WIRE_ERROR_LEN (4 + PP_WIRE_TEXT_LEN)
 #define PP_WIRE_MAX_BODY (4 + PP_WIRE_ADDR_LEN * PP_MAX_QPS)
+#define PP_WIRE_GIDS_MAX_BODY (4 + PP_WIRE_GID_LEN * PP_WIRE_GIDS_MAX)
 #define PP_WIRE_MAX_MSG (PP_WIRE_HDR_LEN + PP_WIRE_MAX_BODY)
 
 #define PP_PSN_MASK 0xffffffU /* QPN, PSN and SRQ numbers are 24 bits */
@@ -62,6 +80,8 @@ enum pp_msg_type {
 	PP_MSG_READY = 3,
 	PP_MSG_DONE = 4,
 	PP_MSG_ERROR = 5,
+	PP_MSG_COUNTERS = 6,
+	PP_MSG_GIDS = 7,
 };
 
 /*
@@ -76,7 +96,10 @@ enum pp_hello_flag {
 };
 #undef PP_HELLO_FLAG_BIT
 #define PP_HELLO_FLAG_OR(name, opt, bit_name, ...) | bit_name
-#define PP_F_ALL (0 PP_PARAMS(PP_PARAM_NONE, PP_HELLO_FLAG_OR, PP_PARAM_NONE))
+/* Not a parameter: the client asks for the server's GID table (GIDS). */
+#define PP_F_GIDS 0x0010
+#define PP_F_ALL \
+	(PP_F_GIDS PP_PARAMS(PP_PARAM_NONE, PP_HELLO_FLAG_OR, PP_PARAM_NONE))
 
 /* GID types as carried in HELLO */
 enum pp_gid_type {
@@ -108,6 +131,8 @@ struct pp_hello {
 	uint16_t active_mtu; /* 256..4096, a power of two */
 	uint16_t gid_index;  /* 0..255, or PP_GID_INDEX_NONE */
 	uint8_t gid_type;    /* enum pp_gid_type */
+	/* client: the server's GID index asked for; else PP_GID_INDEX_NONE */
+	uint16_t peer_gid_index;
 #define PP_HELLO_NUM(name, opt, type, ...) type name;
 	PP_PARAMS(PP_HELLO_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
 #undef PP_HELLO_NUM
@@ -121,6 +146,16 @@ struct pp_addr {
 	uint32_t srqn;	  /* XRC: SRQ the sender receives on; else 0 */
 	uint32_t tgt_qpn; /* XRC: the receive-side (target) QPN; else 0 */
 	uint8_t gid[16];  /* raw GID bytes; all zero: no GRH */
+	uint32_t rkey;	  /* one-sided operations: the buffer's rkey; else 0 */
+	uint64_t vaddr;	  /* and its address; else 0 */
+};
+
+/* One entry of the server's GID table (GIDS). */
+struct pp_wire_gid {
+	uint8_t index;			     /* 0..255 */
+	uint8_t gid_type;		     /* enum pp_gid_type */
+	char netdev[PP_WIRE_NETDEV_LEN + 1]; /* NUL-terminated; "": none */
+	uint8_t gid[16];
 };
 
 struct pp_done {
@@ -144,6 +179,11 @@ struct pp_msg {
 		} addrs;
 		struct pp_done done;
 		struct pp_error_msg error;
+		struct pp_counters_delta counters;
+		struct {
+			uint32_t count; /* 1..PP_WIRE_GIDS_MAX */
+			struct pp_wire_gid g[PP_WIRE_GIDS_MAX];
+		} gids;
 	} u;
 };
 
@@ -151,7 +191,8 @@ struct pp_msg {
  * pp_wire_body_len() - the body length of @m as it will be encoded
  * @m: the message
  *
- * Return: the length in bytes, or 0 for READY and for an unknown type.
+ * Return: the length in bytes, or 0 for READY and for an unknown type (and
+ * for a COUNTERS body that cannot be encoded).
  */
 size_t pp_wire_body_len(const struct pp_msg *m);
 

@@ -5,7 +5,7 @@
 MODE is one of
   garbage     64 random bytes (fixed seed): not our protocol at all
   truncated   a HELLO header announcing 64 bytes, 10 of them, then close
-  badversion  a HELLO of protocol version 4 (ours is 3)
+  badversion  a HELLO of protocol version 5 (ours is 4)
   silent      connect and send nothing; wait (at most 30 s) for the server
   close       connect and close at once
 
@@ -24,7 +24,7 @@ import time
 MAGIC = 0x50504E47
 HELLO = 1
 ERROR = 5
-VERSION = 3  # PP_WIRE_VERSION; VERSION + 1 is a future one
+VERSION = 4  # PP_WIRE_VERSION; VERSION + 1 is a future one
 
 
 def header(version, mtype, length):

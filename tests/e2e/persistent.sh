@@ -6,7 +6,7 @@
 # one more good client with data validation, and stops cleanly at SIGINT.
 #
 # The hostile fifth cycles through: random bytes, a truncated record, a
-# record of protocol version 4, connect-and-close (bash /dev/tcp: a python
+# record of protocol version 5, connect-and-close (bash /dev/tcp: a python
 # start costs seconds in the emulated guest), a ud_pingpong client (wrong
 # transport binary), and an rc client asking for an MTU the port cannot do.
 # Each must cost one line on the server's stderr, naming the client
@@ -29,7 +29,7 @@ kinds=(garbage truncated badversion close wrongbinary badmtu)
 declare -A want=(
 	[garbage]='bad HELLO from the client: bad magic'
 	[truncated]='the client closed the connection before sending HELLO'
-	[badversion]='protocol version: client 4, server 3'
+	[badversion]='protocol version: client 5, server 4'
 	[close]='the client closed the connection before sending HELLO'
 	[wrongbinary]='transport binary: client ud_pingpong, server rc_pingpong'
 	[badmtu]='MTU: .*4096.*'

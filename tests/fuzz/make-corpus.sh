@@ -40,13 +40,13 @@ seed_num() {
 
 rm -rf "$dir"
 
-# fuzz_wire: header "PPNG" v3 TYPE LEN, then the body (pp_wire.h).
-v=0003    # PP_WIRE_VERSION
-next=0004 # a version from the future
-z8=$(printf '00%.0s' {1..8})
-# 48 hop limit 64, 49 traffic class, 50 P_Key index, 52 flow label
-grh="40 00 0000 00000000 $z8"
-grh_set="05 6a 0001 000abcde $z8"
+# fuzz_wire: header "PPNG" v4 TYPE LEN, then the body (pp_wire.h).
+v=0004    # PP_WIRE_VERSION
+next=0005 # a version from the future
+# 48 hop limit 64, 49 traffic class, 50 P_Key index, 52 flow label,
+# 56 reserved, 58 peer_gid_index (ffff: the server chooses), 60 reserved
+grh="40 00 0000 00000000 0000 ffff 00000000"
+grh_set="05 6a 0001 000abcde 0000 0003 00000000"
 z232=$(printf '00%.0s' {1..232})
 hello="01 01 0001 00000400 0000000000001000 00000000000003e8 000001f4
 	00000001 00 02 0400 0001 03 00 0000000a 00000000 $grh"
@@ -54,26 +54,35 @@ hello="01 01 0001 00000400 0000000000001000 00000000000003e8 000001f4
 # --flow-label 0xabcde
 hello_sweep="01 01 0007 00000400 0000000000800000 00000000004c4b40 000001f4
 	00000001 00 02 0400 0001 03 00 00000000 00000005 $grh_set"
+# 36 rkey, 40 vaddr: none, then a buffer's
 addr1="0001 0000 00000011 00abcdef 00000000 00000000
-	fe800000000000000000000000000001"
+	fe800000000000000000000000000001 00000000 0000000000000000"
 addr2="0002 0000 00000012 00123456 00000007 00000013
-	00000000000000000000ffffc0a80001"
+	00000000000000000000ffffc0a80001 00001234 00007f0000001000"
 seed fuzz_wire hello "50504e47 $v 0001 00000040 $hello"
-seed fuzz_wire addrs1 "50504e47 $v 0002 00000028 00000001 $addr1"
-seed fuzz_wire addrs2 "50504e47 $v 0002 0000004c 00000002 $addr1 $addr2"
+seed fuzz_wire addrs1 "50504e47 $v 0002 00000034 00000001 $addr1"
+seed fuzz_wire addrs2 "50504e47 $v 0002 00000064 00000002 $addr1 $addr2"
+# COUNTERS: rxe0 port 1, rcvd_seq_err moved by 17 (pp_counters.h)
+seed fuzz_wire counters "50504e47 $v 0006 0000002a 01 00 0001 00000001
+	00000000 04 72786530 00 00 0000 0000000000000011 0c
+	726376645f7365715f657272"
+# GIDS: index 0, RoCE v2, eth0, ::ffff:10.99.1.1
+seed fuzz_wire gids "50504e47 $v 0007 00000028 0001 0000 00 03 0000
+	65746830 $(printf '00%.0s' {1..12})
+	00000000000000000000ffff0a630101"
 seed fuzz_wire ready "50504e47 $v 0003 00000000"
 seed fuzz_wire done-ok "50504e47 $v 0004 00000018 00000000 00000000
 	00000000000003e8 0000000000000000"
-# ERROR "bad size" (code 22), from this version and from version 4
+# ERROR "bad size" (code 22), from this version and from version 5
 seed fuzz_wire error "50504e47 $v 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"
-seed fuzz_wire error-v4 "50504e47 $next 0005 000000f8 00000016
+seed fuzz_wire error-next "50504e47 $next 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"
-seed fuzz_wire hello-v4 "50504e47 $next 0001 00000040 $hello"
+seed fuzz_wire hello-next "50504e47 $next 0001 00000040 $hello"
 seed fuzz_wire hello-sweep "50504e47 $v 0001 00000040 $hello_sweep"
 seed fuzz_wire bad-magic "50504e48 0001 0003 00000000"
 seed fuzz_wire bad-len "50504e47 $v 0003 00000001 00"
-seed fuzz_wire count-mismatch "50504e47 $v 0002 00000028 00000002 $addr1"
+seed fuzz_wire count-mismatch "50504e47 $v 0002 00000034 00000002 $addr1"
 seed fuzz_wire truncated "50504e47 $v 0004 00000018 00000000"
 seed fuzz_wire error-unpadded "50504e47 $v 0005 000000f8 00000016
 	41004200 $z232 00000000 00000000"
@@ -109,6 +118,9 @@ seed_args fuzz_opts bad -s -1 --mtu 1000 --bogus
 seed_args fuzz_opts ambiguous --i 1 --tim=5 a b
 seed_args fuzz_opts measure -a -D 5 --warmup=100 --json --histogram --samples=/tmp/s --no-inline host
 seed_args fuzz_opts measure-bad -n 10 -D 1 --rdma-core --warmup 2000000
+# found by the fuzzer (srq_pingpong -q 1024 -g 0 -V03 ve): kept as it was
+seed fuzz_opts srq-version-stops-parse "2f 00 00 2d71 00 31303234 00 2d67 00 30 00
+	2d563033 00 7665"
 
 # fuzz_parse_u64: selector bit 0 = suffixes, bits 1..3 = bounds.
 seed_num dec 00 4096

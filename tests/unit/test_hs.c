@@ -1256,7 +1256,7 @@ static void be32(uint8_t *p, uint32_t v)
 START_TEST(sock_version_mismatch)
 {
 	uint8_t hdr[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN] = { 0 };
-	const char *want = "protocol version: client 4, server 3";
+	const char *want = "protocol version: client 5, server 4";
 	struct result r;
 	struct child ch;
 	struct pp_msg m;
@@ -1264,7 +1264,7 @@ START_TEST(sock_version_mismatch)
 	int lfd;
 
 	be32(hdr, PP_WIRE_MAGIC);
-	be16(hdr + 4, 4);
+	be16(hdr + 4, PP_WIRE_VERSION + 1);
 	be16(hdr + 6, PP_MSG_HELLO);
 	be32(hdr + 8, PP_WIRE_HELLO_LEN);
 	port = listen_free(NULL, &lfd);
@@ -1278,8 +1278,9 @@ START_TEST(sock_version_mismatch)
 }
 END_TEST
 
-/* A server of version 4 answers with a header the client cannot read. */
-static int srv_v4(const struct pp_conn *c, const void *arg, struct pp_err *err)
+/* A server of the next version answers with a header the client cannot read. */
+static int srv_next(const struct pp_conn *c, const void *arg,
+		    struct pp_err *err)
 {
 	uint8_t out[PP_WIRE_HDR_LEN + PP_WIRE_ERROR_LEN] = { 0 };
 	uint8_t in[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN];
@@ -1291,13 +1292,13 @@ static int srv_v4(const struct pp_conn *c, const void *arg, struct pp_err *err)
 	if (rc)
 		return rc;
 	be32(out, PP_WIRE_MAGIC);
-	be16(out + 4, 4);
+	be16(out + 4, PP_WIRE_VERSION + 1);
 	if (*send_error) {
 		be16(out + 6, PP_MSG_ERROR);
 		be32(out + 8, PP_WIRE_ERROR_LEN);
 		be32(out + 12, EPROTONOSUPPORT);
 		strcpy((char *)out + 16,
-		       "protocol version: client 3, server 4");
+		       "protocol version: client 4, server 5");
 		return pp_sock_write_all(c->fd, out, sizeof(out),
 					 pp_deadline(3000));
 	}
@@ -1320,13 +1321,13 @@ START_TEST(sock_client_sees_new_server)
 	int lfd, rc;
 
 	port = listen_free(NULL, &lfd);
-	ch = start_server(lfd, srv_v4, &send_error, 3000);
+	ch = start_server(lfd, srv_next, &send_error, 3000);
 	side_init(&cl, PP_TOOL_RC, 1024);
 	connect_to("::1", port, 3000, &c);
 	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
 	close(c.fd);
 	ck_assert_int_eq(collect(&ch, &r), 0);
-	ck_assert_str_eq(err.msg, "protocol version: client 3, server 4");
+	ck_assert_str_eq(err.msg, "protocol version: client 4, server 5");
 	if (send_error) {
 		ck_assert_int_eq(rc, ECONNABORTED);
 		ck_assert(err.remote);

@@ -58,7 +58,8 @@ START_TEST(test_flag_bits)
 	n++;
 	PP_PARAMS(PP_PARAM_NONE, BIT, PP_PARAM_NONE)
 #undef BIT
-	ck_assert_uint_eq(seen, PP_F_ALL);
+	ck_assert_uint_eq(seen | PP_F_GIDS, PP_F_ALL);
+	ck_assert_uint_eq(seen & PP_F_GIDS, 0);
 	ck_assert_uint_eq(n, 3);
 }
 END_TEST

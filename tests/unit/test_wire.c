@@ -7,6 +7,7 @@
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,7 +77,46 @@ static void addrs_msg(struct pp_msg *m, uint32_t count)
 		a->tgt_qpn = 0x200 + i;
 		for (j = 0; j < 16; j++)
 			a->gid[j] = (uint8_t)(i * 16 + j);
+		a->rkey = 0x1000 + i;
+		a->vaddr = 0x7f0000000000ULL + (uint64_t)i * 4096;
 	}
+}
+
+static void gids_msg(struct pp_msg *m, uint32_t count)
+{
+	uint32_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->type = PP_MSG_GIDS;
+	m->u.gids.count = count;
+	for (i = 0; i < count; i++) {
+		struct pp_wire_gid *g = &m->u.gids.g[i];
+
+		g->index = (uint8_t)(i * (PP_WIRE_GIDS_MAX / count));
+		g->gid_type = (uint8_t)(i % 4);
+		snprintf(g->netdev, sizeof(g->netdev), "eth%u.%u", i, 100 + i);
+		memset(g->gid, (int)i, sizeof(g->gid));
+	}
+}
+
+/* Two counters of rxe0 port 1: one moved, one unreadable. */
+static void counters_msg(struct pp_msg *m)
+{
+	struct pp_counters_delta *d = &m->u.counters;
+
+	memset(m, 0, sizeof(*m));
+	m->type = PP_MSG_COUNTERS;
+	strcpy(d->dev, "rxe0");
+	d->port = 1;
+	d->skipped = 2;
+	d->n = 2;
+	strcpy(d->d[0].name, "rcvd_seq_err");
+	d->d[0].dir = PP_COUNTERS_HW;
+	d->d[0].delta = 17;
+	strcpy(d->d[1].name, "sent_pkts");
+	d->d[1].dir = PP_COUNTERS_HW;
+	d->d[1].flags = PP_CTR_UNREADABLE;
+	d->d[1].err = EINVAL;
 }
 
 static void done_msg(struct pp_msg *m)
@@ -111,6 +151,13 @@ static void assert_hello_eq(const struct pp_hello *a, const struct pp_hello *b)
 	ck_assert_uint_eq(a->active_mtu, b->active_mtu);
 	ck_assert_uint_eq(a->gid_index, b->gid_index);
 	ck_assert_uint_eq(a->gid_type, b->gid_type);
+	ck_assert_uint_eq(a->peer_gid_index, b->peer_gid_index);
+	ck_assert_uint_eq(a->hop_limit, b->hop_limit);
+	ck_assert_uint_eq(a->tclass, b->tclass);
+	ck_assert_uint_eq(a->pkey_index, b->pkey_index);
+	ck_assert_uint_eq(a->flow_label, b->flow_label);
+	ck_assert_uint_eq(a->warmup, b->warmup);
+	ck_assert_uint_eq(a->duration_s, b->duration_s);
 }
 
 static void assert_addr_eq(const struct pp_addr *a, const struct pp_addr *b)
@@ -121,6 +168,27 @@ static void assert_addr_eq(const struct pp_addr *a, const struct pp_addr *b)
 	ck_assert_uint_eq(a->srqn, b->srqn);
 	ck_assert_uint_eq(a->tgt_qpn, b->tgt_qpn);
 	ck_assert_mem_eq(a->gid, b->gid, sizeof(a->gid));
+	ck_assert_uint_eq(a->rkey, b->rkey);
+	ck_assert_uint_eq(a->vaddr, b->vaddr);
+}
+
+static void assert_counters_eq(const struct pp_counters_delta *a,
+			       const struct pp_counters_delta *b)
+{
+	unsigned int i;
+
+	ck_assert_str_eq(a->dev, b->dev);
+	ck_assert_uint_eq(a->port, b->port);
+	ck_assert_int_eq(a->no_dirs, b->no_dirs);
+	ck_assert_uint_eq(a->skipped, b->skipped);
+	ck_assert_uint_eq(a->n, b->n);
+	for (i = 0; i < a->n; i++) {
+		ck_assert_str_eq(a->d[i].name, b->d[i].name);
+		ck_assert_uint_eq(a->d[i].dir, b->d[i].dir);
+		ck_assert_uint_eq(a->d[i].flags, b->d[i].flags);
+		ck_assert_int_eq(a->d[i].err, b->d[i].err);
+		ck_assert_uint_eq(a->d[i].delta, b->d[i].delta);
+	}
 }
 
 static void assert_msg_eq(const struct pp_msg *a, const struct pp_msg *b)
@@ -148,6 +216,21 @@ static void assert_msg_eq(const struct pp_msg *a, const struct pp_msg *b)
 	case PP_MSG_ERROR:
 		ck_assert_uint_eq(a->u.error.code, b->u.error.code);
 		ck_assert_str_eq(a->u.error.text, b->u.error.text);
+		break;
+	case PP_MSG_COUNTERS:
+		assert_counters_eq(&a->u.counters, &b->u.counters);
+		break;
+	case PP_MSG_GIDS:
+		ck_assert_uint_eq(a->u.gids.count, b->u.gids.count);
+		for (i = 0; i < a->u.gids.count; i++) {
+			const struct pp_wire_gid *x = &a->u.gids.g[i];
+			const struct pp_wire_gid *y = &b->u.gids.g[i];
+
+			ck_assert_uint_eq(x->index, y->index);
+			ck_assert_uint_eq(x->gid_type, y->gid_type);
+			ck_assert_str_eq(x->netdev, y->netdev);
+			ck_assert_mem_eq(x->gid, y->gid, sizeof(x->gid));
+		}
 		break;
 	default:
 		ck_abort_msg("unexpected type %d", a->type);
@@ -218,16 +301,21 @@ START_TEST(test_body_len)
 	hello_msg(&in);
 	ck_assert_uint_eq(pp_wire_body_len(&in), 64);
 	addrs_msg(&in, 1);
-	ck_assert_uint_eq(pp_wire_body_len(&in), 40);
+	ck_assert_uint_eq(pp_wire_body_len(&in), 52);
 	addrs_msg(&in, 3);
-	ck_assert_uint_eq(pp_wire_body_len(&in), 4 + 3 * 36);
+	ck_assert_uint_eq(pp_wire_body_len(&in), 4 + 3 * 48);
+	gids_msg(&in, 2);
+	ck_assert_uint_eq(pp_wire_body_len(&in), 4 + 2 * 36);
+	/* 13 + "rxe0" + 13 + "rcvd_seq_err" + 13 + "sent_pkts" */
+	counters_msg(&in);
+	ck_assert_uint_eq(pp_wire_body_len(&in), 13 + 4 + 13 + 12 + 13 + 9);
 	in.type = PP_MSG_READY;
 	ck_assert_uint_eq(pp_wire_body_len(&in), 0);
 	done_msg(&in);
 	ck_assert_uint_eq(pp_wire_body_len(&in), 24);
 	error_msg(&in, "x");
 	ck_assert_uint_eq(pp_wire_body_len(&in), 248);
-	in.type = (enum pp_msg_type)9;
+	in.type = (enum pp_msg_type)8;
 	ck_assert_uint_eq(pp_wire_body_len(&in), 0);
 }
 END_TEST
@@ -282,6 +370,7 @@ START_TEST(test_rt_hello_max)
 		.active_mtu = 4096,
 		.gid_index = PP_GID_INDEX_NONE,
 		.gid_type = PP_GID_TYPE_ROCE_V2,
+		.peer_gid_index = 255,
 		.hop_limit = PP_MAX_HOP_LIMIT,
 		.tclass = PP_MAX_TCLASS,
 		.pkey_index = PP_MAX_PKEY_INDEX,
@@ -364,8 +453,8 @@ END_TEST
 /* Hand-written: one row per group of fields, as in the layout comment. */
 /* clang-format off */
 static const uint8_t golden_hello[] = {
-	/* header: "PPNG", version 3, type 1, length 64 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40,
+	/* header: "PPNG", version 4, type 1, length 64 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x04, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40,
 	/* 0 tool, 1 transport, 2 flags (validate, sweep, no inline), 4 mtu 1024 */
 	0x04, 0x05, 0x00, 0x07, 0x00, 0x00, 0x04, 0x00,
 	/* 8 size 0x12345678 */
@@ -382,8 +471,8 @@ static const uint8_t golden_hello[] = {
 	/* 48 hop_limit 64, 49 tclass 0x6a, 50 pkey_index 0x1234,
 	 * 52 flow_label 0xabcde */
 	0x40, 0x6a, 0x12, 0x34, 0x00, 0x0a, 0xbc, 0xde,
-	/* 56..63 reserved */
-	0, 0, 0, 0, 0, 0, 0, 0,
+	/* 56, 57 reserved, 58 peer_gid_index 0xcd, 60..63 reserved */
+	0, 0, 0x00, 0xcd, 0, 0, 0, 0,
 };
 /* clang-format on */
 
@@ -407,12 +496,13 @@ static const struct pp_hello golden_hello_val = {
 	.tclass = 0x6a,
 	.pkey_index = 0x1234,
 	.flow_label = 0xabcde,
+	.peer_gid_index = 0xcd,
 };
 
 /* clang-format off */
 static const uint8_t golden_addrs[] = {
-	/* header: "PPNG", version 3, type 2, length 40 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x03, 0x00, 0x02, 0x00, 0x00, 0x00, 0x28,
+	/* header: "PPNG", version 4, type 2, length 52 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x04, 0x00, 0x02, 0x00, 0x00, 0x00, 0x34,
 	/* count 1 */
 	0x00, 0x00, 0x00, 0x01,
 	/* lid 0x1234, reserved, qpn 0xabcdef */
@@ -422,6 +512,23 @@ static const uint8_t golden_addrs[] = {
 	/* gid fe80::211:22ff:fe33:4455 */
 	0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x11, 0x22, 0xff,
 	0xfe, 0x33, 0x44, 0x55,
+	/* rkey 0x89abcdef, vaddr 0x00007f0123456789 */
+	0x89, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x7f, 0x01, 0x23, 0x45, 0x67, 0x89,
+};
+
+static const uint8_t golden_gids[] = {
+	/* header: "PPNG", version 4, type 7, length 76 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x04, 0x00, 0x07, 0x00, 0x00, 0x00, 0x4c,
+	/* count 2, reserved */
+	0x00, 0x02, 0x00, 0x00,
+	/* index 1, type RoCE v2, reserved, netdev "eth0.100" */
+	0x01, 0x03, 0x00, 0x00, 'e', 't', 'h', '0', '.', '1', '0', '0',
+	0, 0, 0, 0, 0, 0, 0, 0,
+	/* gid ::ffff:10.99.1.1 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 99, 1, 1,
+	/* index 7, type IB, reserved, netdev none, gid fe80::1 */
+	0x07, 0x01, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
 };
 /* clang-format on */
 
@@ -433,6 +540,8 @@ static const struct pp_addr golden_addr_val = {
 	.tgt_qpn = 0xfedcba,
 	.gid = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x11, 0x22, 0xff, 0xfe,
 		 0x33, 0x44, 0x55 },
+	.rkey = 0x89abcdef,
+	.vaddr = 0x00007f0123456789ULL,
 };
 
 START_TEST(test_golden_hello)
@@ -462,7 +571,7 @@ START_TEST(test_golden_addrs)
 	struct pp_hdr h;
 	size_t n;
 
-	ck_assert_uint_eq(sizeof(golden_addrs), PP_WIRE_HDR_LEN + 40);
+	ck_assert_uint_eq(sizeof(golden_addrs), PP_WIRE_HDR_LEN + 52);
 	memset(&in, 0, sizeof(in));
 	in.type = PP_MSG_ADDRS;
 	in.u.addrs.count = 1;
@@ -479,6 +588,38 @@ START_TEST(test_golden_addrs)
 END_TEST
 
 /* ---- header errors ---- */
+
+START_TEST(test_golden_gids)
+{
+	static const uint8_t v4[16] = { 0, 0, 0,    0,	  0,  0,  0, 0,
+					0, 0, 0xff, 0xff, 10, 99, 1, 1 };
+	static const uint8_t ll[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+					0,    0,    0, 0, 0, 0, 0, 1 };
+	const char *why = NULL;
+	struct pp_hdr h;
+	size_t n;
+
+	ck_assert_uint_eq(sizeof(golden_gids), PP_WIRE_HDR_LEN + 76);
+	memset(&in, 0, sizeof(in));
+	in.type = PP_MSG_GIDS;
+	in.u.gids.count = 2;
+	in.u.gids.g[0].index = 1;
+	in.u.gids.g[0].gid_type = PP_GID_TYPE_ROCE_V2;
+	strcpy(in.u.gids.g[0].netdev, "eth0.100");
+	memcpy(in.u.gids.g[0].gid, v4, 16);
+	in.u.gids.g[1].index = 7;
+	in.u.gids.g[1].gid_type = PP_GID_TYPE_IB;
+	memcpy(in.u.gids.g[1].gid, ll, 16);
+	n = encode_ok(&in);
+	ck_assert_uint_eq(n, sizeof(golden_gids));
+	ck_assert_mem_eq(buf, golden_gids, sizeof(golden_gids));
+
+	memcpy(buf, golden_gids, sizeof(golden_gids));
+	ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why), 0);
+	ck_assert_int_eq(pp_wire_decode_body(&h, buf + 12, &out, &why), 0);
+	assert_msg_eq(&in, &out);
+}
+END_TEST
 
 START_TEST(test_hdr_bad_magic)
 {
@@ -515,7 +656,7 @@ END_TEST
 
 START_TEST(test_hdr_unknown_type)
 {
-	static const uint16_t types[] = { 0, 6, 0x0100, 0xffff };
+	static const uint16_t types[] = { 0, 8, 0x0100, 0xffff };
 	struct pp_hdr h;
 	size_t i;
 
@@ -547,17 +688,29 @@ static const struct {
 	{ PP_MSG_ERROR, 248, true },
 	{ PP_MSG_ERROR, 247, false },
 	{ PP_MSG_ERROR, 249, false },
-	{ PP_MSG_ADDRS, 40, true },
-	{ PP_MSG_ADDRS, 76, true },
+	{ PP_MSG_ADDRS, 52, true },
+	{ PP_MSG_ADDRS, 100, true },
 	{ PP_MSG_ADDRS, PP_WIRE_MAX_BODY, true },
 	{ PP_MSG_ADDRS, 0, false },
 	{ PP_MSG_ADDRS, 4, false },
-	{ PP_MSG_ADDRS, 39, false },
-	{ PP_MSG_ADDRS, 41, false },
-	{ PP_MSG_ADDRS, 75, false },
-	{ PP_MSG_ADDRS, PP_WIRE_MAX_BODY + 36, false },
+	{ PP_MSG_ADDRS, 40, false }, /* a version-3 record */
+	{ PP_MSG_ADDRS, 51, false },
+	{ PP_MSG_ADDRS, 53, false },
+	{ PP_MSG_ADDRS, 99, false },
+	{ PP_MSG_ADDRS, PP_WIRE_MAX_BODY + 48, false },
 	{ PP_MSG_ADDRS, 0xffffffffU, false },
-	{ PP_MSG_ADDRS, 4 + 36 * 100000U, false }, /* records, but too many */
+	{ PP_MSG_ADDRS, 4 + 48 * 100000U, false }, /* records, but too many */
+	{ PP_MSG_COUNTERS, PP_COUNTERS_WIRE_HDR + 1, true },
+	{ PP_MSG_COUNTERS, PP_COUNTERS_WIRE_MAX, true },
+	{ PP_MSG_COUNTERS, 0, false },
+	{ PP_MSG_COUNTERS, PP_COUNTERS_WIRE_HDR, false },
+	{ PP_MSG_COUNTERS, PP_COUNTERS_WIRE_MAX + 1, false },
+	{ PP_MSG_GIDS, 40, true },
+	{ PP_MSG_GIDS, PP_WIRE_GIDS_MAX_BODY, true },
+	{ PP_MSG_GIDS, 4, false },
+	{ PP_MSG_GIDS, 39, false },
+	{ PP_MSG_GIDS, 41, false },
+	{ PP_MSG_GIDS, PP_WIRE_GIDS_MAX_BODY + 36, false },
 };
 
 START_TEST(test_hdr_length)
@@ -619,7 +772,7 @@ static const struct {
 	{ 0, 1, 0xff, "tool out of range" },
 	{ 1, 1, 0, "transport out of range" },
 	{ 1, 1, 6, "transport out of range" },
-	{ 2, 2, 0x0008, "unknown flags" },
+	{ 2, 2, 0x0040, "unknown flags" },
 	{ 2, 2, 0x8001, "unknown flags" },
 	{ 4, 4, 128, "mtu out of range" },
 	{ 4, 4, 257, "mtu out of range" },
@@ -653,7 +806,10 @@ static const struct {
 	{ 52, 4, PP_MAX_FLOW_LABEL + 1, "flow_label out of range" },
 	{ 52, 4, 0xffffffffU, "flow_label out of range" },
 	{ 56, 1, 0x80, "reserved field not zero" },
-	{ 59, 1, 1, "reserved field not zero" },
+	{ 57, 1, 1, "reserved field not zero" },
+	{ 58, 2, 256, "peer_gid_index out of range" },
+	{ 58, 2, 0xfffe, "peer_gid_index out of range" },
+	{ 60, 1, 1, "reserved field not zero" },
 	{ 63, 1, 1, "reserved field not zero" },
 };
 
@@ -717,6 +873,9 @@ static bool hello_set(struct pp_hello *h, size_t off, uint64_t v)
 		break;
 	case 44:
 		h->duration_s = (uint32_t)v;
+		break;
+	case 58:
+		h->peer_gid_index = (uint16_t)v;
 		break;
 	default:
 		return false;
@@ -805,7 +964,7 @@ START_TEST(test_addrs_bad_field)
 	for (rec = 0; rec < 3; rec++) {
 		addrs_msg(&in, 3);
 		encode_ok(&in);
-		set_be(buf + 12 + 4 + rec * 36 + addr_bad[_i].off,
+		set_be(buf + 12 + 4 + rec * PP_WIRE_ADDR_LEN + addr_bad[_i].off,
 		       addr_bad[_i].width, addr_bad[_i].val);
 		expect_msg_err(EPROTO, addr_bad[_i].why);
 	}
@@ -891,29 +1050,35 @@ START_TEST(test_error_text_bad)
 }
 END_TEST
 
-START_TEST(test_error_under_v4)
+START_TEST(test_error_under_other_version)
 {
 	const char *why = NULL;
 	struct pp_hdr h;
+	int v;
 
-	error_msg(&in, "protocol version: client 4, server 3");
-	encode_ok(&in);
-	set_be(buf + 4, 2, 4);
-	ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why), EPROTONOSUPPORT);
-	ck_assert_uint_eq(h.version, 4);
-	ck_assert_int_eq(pp_wire_decode_body(&h, buf + 12, &out, &why), 0);
-	assert_msg_eq(&in, &out);
+	/* the next version and the one before */
+	for (v = PP_WIRE_VERSION - 1; v <= PP_WIRE_VERSION + 1; v += 2) {
+		error_msg(&in, "protocol version: client 5, server 4");
+		encode_ok(&in);
+		set_be(buf + 4, 2, (uint64_t)v);
+		ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why),
+				 EPROTONOSUPPORT);
+		ck_assert_uint_eq(h.version, v);
+		ck_assert_int_eq(pp_wire_decode_body(&h, buf + 12, &out, &why),
+				 0);
+		assert_msg_eq(&in, &out);
+	}
 
-	/* but only ERROR: anything else under version 4 is refused */
+	/* but only ERROR: anything else under version 5 is refused */
 	hello_msg(&in);
 	encode_ok(&in);
-	set_be(buf + 4, 2, 4);
+	set_be(buf + 4, 2, PP_WIRE_VERSION + 1);
 	ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why), EPROTONOSUPPORT);
 	expect_body_err(&h, EPROTONOSUPPORT, "unsupported protocol version");
-	make_hdr(&h, 4, PP_MSG_READY, 0);
+	make_hdr(&h, PP_WIRE_VERSION + 1, PP_MSG_READY, 0);
 	expect_body_err(&h, EPROTONOSUPPORT, "unsupported protocol version");
 	/* and the ERROR body keeps its fixed length under any version */
-	make_hdr(&h, 4, PP_MSG_ERROR, 300);
+	make_hdr(&h, PP_WIRE_VERSION + 1, PP_MSG_ERROR, 300);
 	expect_body_err(&h, EBADMSG, "bad length for message type");
 }
 END_TEST
@@ -946,8 +1111,114 @@ START_TEST(test_encode_unknown_type)
 	memset(&in, 0, sizeof(in));
 	in.type = (enum pp_msg_type)0;
 	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
-	in.type = (enum pp_msg_type)6;
+	in.type = (enum pp_msg_type)8;
 	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
+}
+END_TEST
+
+/* ---- GIDS ---- */
+
+START_TEST(test_rt_gids)
+{
+	gids_msg(&in, 1);
+	roundtrip(&in);
+	gids_msg(&in, 5);
+	roundtrip(&in);
+	/* a netdev of all 16 characters has no NUL on the wire */
+	strcpy(in.u.gids.g[2].netdev, "abcdefghijklmnop");
+	roundtrip(&in);
+	gids_msg(&in, PP_WIRE_GIDS_MAX);
+	roundtrip(&in);
+	ck_assert_uint_eq(out.u.gids.g[255].index, 255);
+}
+END_TEST
+
+START_TEST(test_gids_bad)
+{
+	size_t n = 0;
+	uint8_t *r1 = buf + 12 + 4 + 36; /* the second record */
+
+	gids_msg(&in, 3);
+	encode_ok(&in);
+	set_be(buf + 12, 2, 2);
+	expect_msg_err(EBADMSG, "count does not match length");
+	encode_ok(&in);
+	set_be(buf + 12 + 2, 2, 1);
+	expect_msg_err(EPROTO, "reserved field not zero");
+	encode_ok(&in);
+	r1[0] = 0; /* the first record's index is 0 too */
+	expect_msg_err(EPROTO, "gid index out of order");
+	encode_ok(&in);
+	r1[1] = 4;
+	expect_msg_err(EPROTO, "gid_type out of range");
+	encode_ok(&in);
+	r1[3] = 1;
+	expect_msg_err(EPROTO, "reserved field not zero");
+	encode_ok(&in);
+	r1[4 + 1] = ' ';
+	expect_msg_err(EPROTO, "netdev not printable");
+	encode_ok(&in);
+	r1[4 + 1] = '/';
+	expect_msg_err(EPROTO, "netdev not printable");
+	encode_ok(&in);
+	r1[4 + 15] = 'x'; /* after the NUL that ends "eth1.101" */
+	expect_msg_err(EPROTO, "netdev not NUL-padded");
+
+	gids_msg(&in, 3);
+	in.u.gids.g[2].index = in.u.gids.g[1].index;
+	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
+	gids_msg(&in, 3);
+	in.u.gids.g[0].gid_type = 4;
+	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
+	gids_msg(&in, 3);
+	strcpy(in.u.gids.g[0].netdev, "eth 0");
+	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
+	gids_msg(&in, 1);
+	in.u.gids.count = 0;
+	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
+	in.u.gids.count = PP_WIRE_GIDS_MAX + 1;
+	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
+	ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+/* ---- COUNTERS: the body is pp_counters' byte form (test_counters.c) ---- */
+
+START_TEST(test_rt_counters)
+{
+	counters_msg(&in);
+	roundtrip(&in);
+	ck_assert_uint_eq(out.u.counters.d[0].delta, 17);
+	ck_assert_int_eq(out.u.counters.d[1].err, EINVAL);
+	/* no directories, no counters */
+	memset(&in.u.counters, 0, sizeof(in.u.counters));
+	strcpy(in.u.counters.dev, "mlx5_0");
+	in.u.counters.port = 2;
+	in.u.counters.no_dirs = true;
+	roundtrip(&in);
+}
+END_TEST
+
+START_TEST(test_counters_bad)
+{
+	size_t n = 0;
+
+	counters_msg(&in);
+	encode_ok(&in);
+	buf[12] = 9; /* the byte form's own version */
+	expect_msg_err(EPROTO, "counters: another version");
+	encode_ok(&in);
+	buf[12 + 4 + 3] = 0; /* port 0 */
+	expect_msg_err(EPROTO, "counters: port out of range");
+	/* records out of order: refused by the encoder as by the decoder */
+	counters_msg(&in);
+	strcpy(in.u.counters.d[1].name, "a_first");
+	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
+	/* a name too long to encode */
+	counters_msg(&in);
+	memset(in.u.counters.d[0].name, 'x', sizeof(in.u.counters.d[0].name));
+	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
+	ck_assert_uint_eq(n, 0);
 }
 END_TEST
 
@@ -956,8 +1227,14 @@ START_TEST(test_encode_enospc)
 	size_t need, n;
 	int t;
 
-	for (t = PP_MSG_HELLO; t <= PP_MSG_ERROR; t++) {
+	for (t = PP_MSG_HELLO; t <= PP_MSG_GIDS; t++) {
 		switch (t) {
+		case PP_MSG_COUNTERS:
+			counters_msg(&in);
+			break;
+		case PP_MSG_GIDS:
+			gids_msg(&in, 3);
+			break;
 		case PP_MSG_HELLO:
 			hello_msg(&in);
 			break;
@@ -1011,7 +1288,9 @@ static size_t garbage_fixed_len(uint16_t type)
 	case PP_MSG_HELLO:
 		return 64;
 	case PP_MSG_ADDRS:
-		return 4 + 36 * (1 + rng() % 4);
+		return 4 + PP_WIRE_ADDR_LEN * (1 + rng() % 4);
+	case PP_MSG_GIDS:
+		return 4 + PP_WIRE_GID_LEN * (1 + rng() % 4);
 	case PP_MSG_DONE:
 		return 24;
 	case PP_MSG_ERROR:
@@ -1025,7 +1304,7 @@ static size_t garbage_seed(int i)
 {
 	size_t n = 0;
 
-	switch (i % 5) {
+	switch (i % 7) {
 	case 0:
 		hello_msg(&in);
 		break;
@@ -1038,6 +1317,12 @@ static size_t garbage_seed(int i)
 		break;
 	case 3:
 		done_msg(&in);
+		break;
+	case 4:
+		counters_msg(&in);
+		break;
+	case 5:
+		gids_msg(&in, 3);
 		break;
 	default:
 		error_msg(&in, "peer says no");
@@ -1063,7 +1348,7 @@ START_TEST(test_garbage)
 				gbuf[j] = (uint8_t)rng();
 			break;
 		case 1: /* a plausible header, a noise body */
-			type = (uint16_t)(rng() % 7);
+			type = (uint16_t)(rng() % 9);
 			avail = PP_WIRE_HDR_LEN + garbage_fixed_len(type);
 			set_be(gbuf, 4, PP_WIRE_MAGIC);
 			set_be(gbuf + 4, 2, rng() % 8 ? 1 : 2);
@@ -1134,6 +1419,7 @@ static Suite *wire_suite(void)
 	tc = tcase_create("golden");
 	tcase_add_test(tc, test_golden_hello);
 	tcase_add_test(tc, test_golden_addrs);
+	tcase_add_test(tc, test_golden_gids);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("header");
@@ -1161,9 +1447,13 @@ static Suite *wire_suite(void)
 	tc = tcase_create("done_error");
 	tcase_add_test(tc, test_done_bad);
 	tcase_add_test(tc, test_error_text_bad);
-	tcase_add_test(tc, test_error_under_v4);
+	tcase_add_test(tc, test_error_under_other_version);
 	tcase_add_test(tc, test_encode_error_bad);
 	tcase_add_test(tc, test_encode_unknown_type);
+	tcase_add_test(tc, test_rt_gids);
+	tcase_add_test(tc, test_gids_bad);
+	tcase_add_test(tc, test_rt_counters);
+	tcase_add_test(tc, test_counters_bad);
 	tcase_add_test(tc, test_encode_enospc);
 	suite_add_tcase(s, tc);
 
