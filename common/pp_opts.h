@@ -54,6 +54,7 @@ enum pp_opt_id {
 	PP_OPT_FLOW_LABEL, /* --flow-label */
 	PP_OPT_PKEY_INDEX, /* --pkey-index */
 	PP_OPT_VERSION,	   /* -V, --version */
+	PP_OPT_PROBE,	   /* --probe (rc_pingpong client) */
 	PP_OPT_COUNT
 };
 
@@ -80,6 +81,7 @@ struct pp_opts {
 	bool persistent;     /* --persistent: serve clients until stopped */
 	bool json;	     /* --json: one JSON document on stdout */
 	bool histogram;	     /* --histogram: print a histogram */
+	bool probe;	     /* --probe: try every GID pair and MTU */
 	const char *samples_path; /* --samples: raw samples to this file */
 				  /*
 	 * The negotiated parameters (pp_params.h): size (-s, bytes), iters
