@@ -491,8 +491,8 @@ static int write_json(const struct probe *p, FILE *f, int status,
 int pp_probe_main(struct pp_opts *o)
 {
 	struct probe *p = calloc(1, sizeof(*p));
-	FILE *text = o->json ? NULL : stdout;
-	FILE *info = o->json ? stderr : stdout;
+	/* --json: the document on stdout, the plan and the rows on stderr */
+	FILE *text = o->json ? stderr : stdout;
 	struct pp_err err = { .msg = "" };
 	int status = PP_EXIT_OK, ret;
 	size_t i;
@@ -507,12 +507,11 @@ int pp_probe_main(struct pp_opts *o)
 	if (!ret)
 		ret = plan(p, &err);
 	if (!ret) {
-		print_plan(p, info);
-		if (text)
-			print_header(text);
+		print_plan(p, text);
+		print_header(text);
 		for (i = 0; i < p->nrows && !p->stopped; i++) {
 			run_row(p, &p->rows[i]);
-			if (text && p->rows[i].ran)
+			if (p->rows[i].ran)
 				print_row(p, &p->rows[i], text);
 			p->ndone += p->rows[i].ran;
 		}
