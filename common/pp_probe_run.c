@@ -39,7 +39,7 @@ struct row {
 struct row_msg {
 	int step;	  /* enum pp_probe_step */
 	int ret;	  /* the errno of the failing session step */
-	double median_ns; /* ok rows */
+	double median_us; /* ok rows */
 	char reason[REASON_LEN];
 };
 
@@ -212,6 +212,7 @@ static void row_session(const struct probe *p, const struct row *rw,
 	ret = pp_session_open(&s, &ro, &pp_exchange_ours);
 	if (!ret) {
 		s.want_peer_gid = p->rem[rw->r].index;
+		s.short_retry = true;
 		ret = pp_session_connect(&s);
 	}
 	if (!ret) {
@@ -226,12 +227,18 @@ static void row_session(const struct probe *p, const struct row *rw,
 		completed = s.results[0].completed;
 	out->ret = ret;
 	out->step = (int)pp_probe_step_of(phase, ret, s.err.msg, completed);
-	if (ret)
+	if (phase == 2 && ret == ETIMEDOUT && !completed && !s.err.remote)
+		/* the server is there (it answered the handshake) */
+		snprintf(
+			out->reason, sizeof(out->reason),
+			"nothing completed within %d ms: the first message got no answer (no route between these two addresses, or dropped on the way)",
+			PP_PROBE_STEP_MS);
+	else if (ret)
 		snprintf(out->reason, sizeof(out->reason), "%s%s",
 			 s.err.remote ? "server: " : "", s.err.msg);
 	else if (s.nresults && !pp_stats_compute(s.results[0].samples,
 						 s.results[0].nsamples, &st))
-		out->median_ns = st.median;
+		out->median_us = st.median;
 	pp_session_close(&s);
 }
 
@@ -332,7 +339,7 @@ static void run_row(struct probe *p, struct row *rw)
 		return;
 	}
 	rw->step = (enum pp_probe_step)msg.step;
-	rw->median_us = msg.median_ns / 1e3;
+	rw->median_us = msg.median_us;
 	snprintf(rw->reason, sizeof(rw->reason), "%s", msg.reason);
 	/* the server was there for the query: it is not --persistent */
 	if (msg.ret == ECONNREFUSED && rw->step == PP_PROBE_HANDSHAKE) {

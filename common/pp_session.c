@@ -306,6 +306,7 @@ int pp_session_connect_qps(struct pp_session *s)
 		.hop_limit = p->hop_limit,
 		.traffic_class = p->tclass,
 		.flow_label = p->flow_label,
+		.short_retry = s->short_retry,
 		.trace = &s->trace,
 	};
 	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);

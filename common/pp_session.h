@@ -101,6 +101,7 @@ struct pp_session {
 	 * index to ask for (-1: the server chooses), and its GID table */
 	int want_peer_gid;
 	bool want_gids;
+	bool short_retry; /* the QPs give up sooner (struct pp_qp_cfg) */
 	/* server: the client took the GID table (GIDS) and closed: a
 	 * --probe's query, not a run */
 	bool query_only;

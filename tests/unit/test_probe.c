@@ -11,8 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "check_main.h"
+#include "pp_hs.h"
 #include "pp_probe.h"
+#include "pp_qp.h"
 
 #define V1 PP_GID_TYPE_ROCE_V1
 #define V2 PP_GID_TYPE_ROCE_V2
@@ -238,6 +244,59 @@ START_TEST(step_names)
 }
 END_TEST
 
+/* --probe's rows give up sooner on a path that never acknowledges. */
+START_TEST(short_retry)
+{
+	struct pp_qp_cfg c = {
+		.transport = PP_TR_RC,
+		.ib_port = 1,
+		.path_mtu = 1024,
+		.short_retry = true,
+	};
+	struct ibv_qp_attr a;
+
+	ck_assert(pp_qp_attr(&c, PP_QP_RTS, 0x123, NULL, &a) &
+		  IBV_QP_RETRY_CNT);
+	ck_assert_uint_eq(a.retry_cnt, PP_QP_SHORT_RETRY);
+	ck_assert_uint_eq(a.timeout, 14);
+	c.short_retry = false;
+	pp_qp_attr(&c, PP_QP_RTS, 0x123, NULL, &a);
+	ck_assert_uint_eq(a.retry_cnt, 7);
+}
+END_TEST
+
+/* The server's GIDS: populated entries only, in order, with netdevs. */
+START_TEST(gids_message)
+{
+	struct pp_gid_entry tbl[MAX_ENTRIES];
+	struct pp_conn srv = { .is_server = true, .timeout_ms = 2000 };
+	struct pp_conn cl = { .timeout_ms = 2000 };
+	struct pp_err err = { .msg = "" };
+	struct pp_msg *m = malloc(sizeof(*m));
+	int fds[2];
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+	srv.fd = fds[0];
+	cl.fd = fds[1];
+	build(T(host_a), tbl);
+	ck_assert_int_eq(pp_hs_send_gids(&srv, tbl, 7, &err), 0);
+	ck_assert_int_eq(pp_hs_recv(&cl, PP_MSG_GIDS, m, &err), 0);
+	ck_assert_uint_eq(m->u.gids.count, 6); /* the empty slot 6 left out */
+	ck_assert_uint_eq(m->u.gids.g[3].index, 3);
+	ck_assert_uint_eq(m->u.gids.g[3].gid_type, V2);
+	ck_assert_str_eq(m->u.gids.g[3].netdev, "eth0.100");
+	ck_assert_mem_eq(m->u.gids.g[3].gid, tbl[3].raw, 16);
+	/* nothing populated: the client gets an ERROR naming why */
+	ck_assert_int_eq(pp_hs_send_gids(&srv, &tbl[6], 1, &err), ENODATA);
+	ck_assert_int_eq(pp_hs_recv(&cl, PP_MSG_GIDS, m, &err), ECONNABORTED);
+	ck_assert_str_eq(err.msg, "no populated GID to send to the client");
+	close(fds[0]);
+	close(fds[1]);
+	free(m);
+}
+END_TEST
+
 #define N(x) (int)(sizeof(x) / sizeof(x[0]))
 
 static Suite *probe_suite(void)
@@ -257,6 +316,10 @@ static Suite *probe_suite(void)
 	tc = tcase_create("steps");
 	tcase_add_loop_test(tc, step_of, 0, N(step_cases));
 	tcase_add_test(tc, step_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("rows");
+	tcase_add_test(tc, short_retry);
+	tcase_add_test(tc, gids_message);
 	suite_add_tcase(s, tc);
 	return s;
 }
