@@ -341,13 +341,20 @@ static void run_row(struct probe *p, struct row *rw)
 	rw->step = (enum pp_probe_step)msg.step;
 	rw->median_us = msg.median_us;
 	snprintf(rw->reason, sizeof(rw->reason), "%s", msg.reason);
-	/* the server was there for the query: it is not --persistent */
-	if (msg.ret == ECONNREFUSED && rw->step == PP_PROBE_HANDSHAKE) {
+	/*
+	 * The server was there for the query: refusing or closing before it
+	 * answers HELLO, it is not --persistent (or it was stopped).  A server
+	 * that ends after the query may still have taken the next connection
+	 * into its backlog: that row sees the close.
+	 */
+	if ((msg.ret == ECONNREFUSED || msg.ret == ECONNRESET) &&
+	    rw->step == PP_PROBE_HANDSHAKE) {
+		rw->ran = false; /* not a result of the pair */
 		p->stopped = true;
 		snprintf(
 			p->stop_reason, sizeof(p->stop_reason),
-			"the server at %s stopped taking clients after the query: --probe needs a server started with --persistent",
-			p->o->host);
+			"the server at %s stopped taking clients after the query (%.200s): --probe needs a server started with --persistent",
+			p->o->host, msg.reason);
 	}
 }
 

@@ -17,6 +17,8 @@
 # 1024 is marked auto and works; pairs on the same netdev work; IPv4 pairs
 # across the two subnets fail, with the step and the reason.
 # The server keeps serving throughout and says which clients were queries.
+# Toward a server without --persistent, the probe stops after the query and
+# says that the server must be --persistent.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -82,6 +84,17 @@ if [[ $PP_ROLE == A ]]; then
 	pp_wait "$spid" || st=$?
 	cp "$log" "$PP_MEET/server.A"
 	pp_tell server.status "$st"
+	# a server without --persistent: it ends after the query
+	pp_pair_next
+	pp_server "plain server" "$log.plain" "$bin" -d "$PP_DEV" -p "$pp_pair_port"
+	spid=$pp_pid
+	pp_wait_port "$pp_pair_port" "$spid" ||
+		pp_fail "the plain server is not listening on $pp_pair_port"
+	pp_tell listen.plain
+	st=0
+	pp_wait "$spid" || st=$?
+	cp "$log.plain" "$PP_MEET/server.plain.A"
+	pp_tell server.plain.status "$st"
 	pp_finish
 fi
 
@@ -102,6 +115,19 @@ sed 's/^/    /' "$PP_MEET/server.A"
 pp_expect_status "$sst" 0 "the --persistent server, stopped by SIGINT"
 pp_expect_grep 'sent the GID table \(a --probe query\)' "$PP_MEET/server.A" \
 	"the server: the query is not a failed client"
+
+# a server without --persistent: the probe stops after the query, saying why
+pp_pair_next
+pp_hear listen.plain >/dev/null
+st=0
+pp_client "probe, plain server" "$PP_LOGS/probe.plain" "$bin" -d "$PP_DEV" \
+	-p "$pp_pair_port" --probe "$PP_ADDR_A" || st=$?
+sed 's/^/    /' "$PP_LOGS/probe.plain"
+pp_expect_status "$st" 1 "--probe toward a server without --persistent"
+pp_expect_grep 'stopped taking clients after the query \(.*\): --probe needs a server started with --persistent \(0 of [0-9]+ rows run\)' \
+	"$PP_LOGS/probe.plain" "--probe says the server must be --persistent"
+sst=$(pp_hear server.plain.status) || sst=none
+pp_expect_status "$sst" 0 "the plain server, after the query"
 
 python3 "$(dirname "$0")/probe_check.py" "$PP_MEET/gids.B.json" \
 	"$PP_MEET/gids.A.json" "$PP_LOGS/probe.txt" "$PP_LOGS/probe.json" \
