@@ -347,7 +347,7 @@ static const struct opt_def opt_table[] = {
 		.name = "probe",
 		.kind = OPT_FLAG,
 		.tools = TOOL_BIT(PP_TOOL_RC),
-		.help = "client: a short RC run with -c for every GID pair of the same type and family of the two ports and every MTU up to the lower active MTU, then one table (the server runs with --persistent)",
+		.help = "client: a short RC run with -c for every GID pair of the same type and family of the two ports and every MTU up to the lower active MTU, then one table (the server must be persistent)",
 	},
 	{
 		.id = PP_OPT_VERSION,

@@ -7,7 +7,7 @@
  * query, one short RC session per row, the table, the JSON document) is
  * pp_probe_run.h's.
  *
- * The pairing rules (docs/troubleshooting.md, "--probe"):
+ * The pairing rules (docs/probe.md):
  *
  *   - only RoCE GIDs (v1 or v2), populated, on both sides;
  *   - the same GID type: RoCE v1 and v2 are different frames;
