@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""hostile_peer.py MODE HOST PORT: play a bad client against a server.
+"""hostile_peer.py MODE HOST PORT [N]: play a bad client against a server.
 
 MODE is one of
   garbage     64 random bytes (fixed seed): not our protocol at all
@@ -8,6 +8,8 @@ MODE is one of
   badversion  a HELLO of protocol version 5 (ours is 4)
   silent      connect and send nothing; wait (at most 30 s) for the server
   close       connect and close at once
+  peergid N   a valid rc_pingpong HELLO (RoCE, active MTU 1024) asking for
+              the server's GID index N (peer_gid_index, --probe's rows)
 
 Prints what the server answered: "ERROR: <text>" for an ERROR record,
 "EOF" when it closed without one (silent: "EOF after 2003 ms").  Exit 0
@@ -34,6 +36,17 @@ def header(version, mtype, length):
 def hello_body():
     # the body does not matter: every case is refused before it is decoded
     return bytes(64)
+
+
+def rc_hello(peer_gid_index):
+    """A HELLO body an rc_pingpong client of version 4 could send."""
+    return struct.pack(
+        ">BBHIQQIIBBHHBBIIBBHIBBH4x",
+        1, 1, 0, 0,           # tool rc, transport RC, flags, mtu auto
+        4096, 1000, 500, 1,   # size, iters, rx_depth, num_qps
+        0, 2, 1024, 1, 3, 0,  # sl, Ethernet, active MTU, GID 1 RoCE v2
+        0, 0, 64, 0, 0, 0,    # warmup, duration, hop limit, tclass, P_Key, flow
+        0, 0, peer_gid_index)  # op, reserved, peer_gid_index
 
 
 def read_answer(s):
@@ -73,6 +86,8 @@ def main():
         answer = read_answer(s)
         print("%s after %d ms" % (answer, (time.monotonic() - t0) * 1000))
         return
+    elif mode == "peergid":
+        s.sendall(header(VERSION, HELLO, 64) + rc_hello(int(sys.argv[4])))
     elif mode == "close":
         s.close()
         print("closed")

@@ -17,6 +17,7 @@
 # 1024 is marked auto and works; pairs on the same netdev work; IPv4 pairs
 # across the two subnets fail, with the step and the reason.
 # The server keeps serving throughout and says which clients were queries.
+# A HELLO asking for a server GID index that is empty is refused, naming it.
 # Toward a server without --persistent, the probe stops after the query and
 # says that the server must be --persistent.
 set -euo pipefail
@@ -108,6 +109,15 @@ sed 's/^/    /' "$PP_LOGS/probe.txt"
 pp_expect_status "$st" 0 "--probe --json"
 pp_expect_grep '^probe: [0-9]+ GID pairs x 3 MTUs \(256\.\.1024\) = [0-9]+ rows, each at most [0-9]+ s' \
 	"$PP_LOGS/probe.txt" "the plan first, with the probe's length"
+# the server refuses a GID index that is not a populated GID of its port
+ans=$(python3 "$(dirname "$0")/hostile_peer.py" peergid "$PP_ADDR_A" "$pp_pair_port" 200) ||
+	pp_fail "hostile_peer.py peergid: no connection"
+echo "peer_gid_index 200: $ans"
+if [[ $ans == "ERROR: server GID index asked by the client: GID index 200 "*" (see --show-gids)" ]]; then
+	echo "ok: a GID index that is not the server's, refused naming it"
+else
+	pp_fail "peer_gid_index 200: answer '$ans'"
+fi
 pp_tell probed
 sst=$(pp_hear server.status) || sst=none
 echo "--- server on A (exit $sst):"
