@@ -49,8 +49,8 @@ hostile() {
 	local st=0
 	case $1 in
 	garbage) raw '\x47\x45\x54\x20/ HTTP/1.0\r\n\r\n' ;;
-	truncated) raw "$hdr"'\x00\x03\x00\x01\x00\x00\x00\x40\x00\x00\x00' ;;
-	badversion) raw "$hdr"'\x00\x04\x00\x01\x00\x00\x00\x40' ;;
+	truncated) raw "$hdr"'\x00\x04\x00\x01\x00\x00\x00\x40\x00\x00\x00' ;;
+	badversion) raw "$hdr"'\x00\x05\x00\x01\x00\x00\x00\x40' ;;
 	close) raw '' ;;
 	wrongbinary)
 		"$ud" -d "$PP_DEV" -p "$port" "${pp_gid_opt[@]}" -n 10 -T 10 \
