@@ -5,8 +5,10 @@
  * client's parameters.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "pp_gid.h"
 #include "pp_hs.h"
 #include "pp_signal.h"
 #include "pp_sock.h"
@@ -32,6 +34,8 @@ static const char *msg_name(unsigned int type)
 		return "ERROR";
 	case PP_MSG_COUNTERS:
 		return "COUNTERS";
+	case PP_MSG_GIDS:
+		return "GIDS";
 	}
 	return "an unknown message";
 }
@@ -618,10 +622,8 @@ int pp_hs_client_hello(const struct pp_conn *c, const struct pp_hello *mine,
 	return 0;
 }
 
-int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
-		       const struct pp_port_caps *caps,
-		       const struct pp_hello *mine, struct pp_hello *agreed,
-		       struct pp_hello *client, struct pp_err *err)
+int pp_hs_server_recv_hello(const struct pp_conn *c, struct pp_hello *client,
+			    struct pp_err *err)
 {
 	struct pp_err e = { .msg = "" };
 	struct pp_msg m;
@@ -632,11 +634,25 @@ int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
 	if (rc) {
 		if (is_protocol_error(rc) || rc == ECANCELED)
 			pp_hs_send_error(c, rc, e.msg);
-		goto out;
-	}
-	if (client)
+	} else {
 		*client = m.u.hello;
-	rc = pp_hello_adopt(srv, caps, mine, &m.u.hello, agreed, &e);
+	}
+	if (err)
+		*err = e;
+	return rc;
+}
+
+int pp_hs_server_answer(const struct pp_conn *c, const struct pp_opts *srv,
+			const struct pp_port_caps *caps,
+			const struct pp_hello *mine,
+			const struct pp_hello *client, struct pp_hello *agreed,
+			struct pp_err *err)
+{
+	struct pp_err e = { .msg = "" };
+	struct pp_msg m;
+	int rc;
+
+	rc = pp_hello_adopt(srv, caps, mine, client, agreed, &e);
 	if (rc) {
 		pp_hs_send_error(c, rc, e.msg);
 		goto out;
@@ -647,6 +663,50 @@ out:
 	if (err)
 		*err = e;
 	return rc;
+}
+
+int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
+		       const struct pp_port_caps *caps,
+		       const struct pp_hello *mine, struct pp_hello *agreed,
+		       struct pp_hello *client, struct pp_err *err)
+{
+	struct pp_hello h;
+	int rc;
+
+	rc = pp_hs_server_recv_hello(c, &h, err);
+	if (rc)
+		return rc;
+	if (client)
+		*client = h;
+	return pp_hs_server_answer(c, srv, caps, mine, &h, agreed, err);
+}
+
+int pp_hs_send_gids(const struct pp_conn *c, const struct pp_gid_entry *tbl,
+		    int n, struct pp_err *err)
+{
+	struct pp_msg m = { .type = PP_MSG_GIDS };
+	struct pp_wire_gid *g;
+	int i;
+
+	for (i = 0; i < n && m.u.gids.count < PP_WIRE_GIDS_MAX; i++) {
+		if (!tbl[i].populated || tbl[i].index < 0 ||
+		    tbl[i].index > (int)PP_MAX_GID_IDX ||
+		    pp_gid_family(tbl[i].raw) == PP_GID_FAM_NONE)
+			continue;
+		g = &m.u.gids.g[m.u.gids.count++];
+		g->index = (uint8_t)tbl[i].index;
+		g->gid_type = tbl[i].type;
+		snprintf(g->netdev, sizeof(g->netdev), "%.*s",
+			 PP_WIRE_NETDEV_LEN, tbl[i].ndev);
+		memcpy(g->gid, tbl[i].raw, sizeof(g->gid));
+	}
+	if (!m.u.gids.count) {
+		pp_err_set(err, "no populated GID to send to the %s",
+			   pp_peer_name(c));
+		pp_hs_send_error(c, ENODATA, err ? err->msg : NULL);
+		return ENODATA;
+	}
+	return pp_hs_send(c, &m, err);
 }
 
 int pp_hs_exchange_addrs(const struct pp_conn *c, const struct pp_addr *mine,

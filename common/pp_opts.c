@@ -359,6 +359,13 @@ static const struct opt_def opt_table[] = {
 		.help = "server: serve one client after another until stopped",
 	},
 	{
+		.id = PP_OPT_PROBE,
+		.name = "probe",
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC),
+		.help = "client: a short RC run with -c for every GID pair of the same type and family of the two ports and every MTU up to the lower active MTU, then one table (the server must be persistent)",
+	},
+	{
 		.id = PP_OPT_VERSION,
 		.name = "version",
 		.letter = 'V',
@@ -522,6 +529,9 @@ static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 		break;
 	case PP_OPT_HISTOGRAM:
 		o->histogram = true;
+		break;
+	case PP_OPT_PROBE:
+		o->probe = true;
 		break;
 	case PP_OPT_HELP:
 		o->help = true;
@@ -724,11 +734,51 @@ static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
 
 /* Options of ours that the stock wire format cannot carry. */
 static const enum pp_opt_id not_stock[] = {
-	PP_OPT_WARMUP,
-	PP_OPT_SWEEP,
-	PP_OPT_DURATION,
-	PP_OPT_OP,
+	PP_OPT_WARMUP, PP_OPT_SWEEP, PP_OPT_DURATION, PP_OPT_OP, PP_OPT_PROBE,
 };
+
+/* Options that --probe chooses itself, or that make no sense for its rows. */
+static const enum pp_opt_id not_probe[] = {
+	PP_OPT_GID_IDX,	 PP_OPT_MTU,	   PP_OPT_SWEEP,
+	PP_OPT_DURATION, PP_OPT_UC,	   PP_OPT_PERSISTENT,
+	PP_OPT_SAMPLES,	 PP_OPT_HISTOGRAM, PP_OPT_OP,
+};
+
+/* The table row of @id. */
+static const struct opt_def *opt_def_of(enum pp_opt_id id)
+{
+	const struct opt_def *d = &opt_table[0];
+
+	while (d->id != id)
+		d++;
+	return d;
+}
+
+static int opt_check_probe(const struct pp_opts *o, struct pp_err *err)
+{
+	char label[32];
+	size_t i;
+
+	if (!o->probe)
+		return 0;
+	if (!o->host) {
+		pp_err_set(
+			err,
+			"--probe is a client option: give the host of a server started with --persistent");
+		return EINVAL;
+	}
+	for (i = 0; i < sizeof(not_probe) / sizeof(not_probe[0]); i++) {
+		if (!(o->set & PP_OPT_BIT(not_probe[i])))
+			continue;
+		pp_err_set(
+			err,
+			"%s is not available with --probe: the probe runs RC rows with -c over every GID pair and MTU (drop one of the two)",
+			opt_label(opt_def_of(not_probe[i]), label,
+				  sizeof(label)));
+		return EINVAL;
+	}
+	return 0;
+}
 
 static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 {
@@ -772,6 +822,8 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 			pp_op_name(o->op));
 		return EINVAL;
 	}
+	if (opt_check_probe(o, err))
+		return EINVAL;
 	if (o->tool == PP_TOOL_SRQ && o->rx_depth < o->num_qps) {
 		pp_err_set(err,
 			   "-r/--rx-depth %" PRIu32

@@ -56,6 +56,7 @@ enum pp_opt_id {
 	PP_OPT_VERSION,	   /* -V, --version */
 	PP_OPT_OP,	   /* --op: send, write, read, atomics (pp_op.h) */
 	PP_OPT_COUNTERS,   /* --counters: the port's counters, both sides */
+	PP_OPT_PROBE,	   /* --probe (rc_pingpong client) */
 	PP_OPT_COUNT
 };
 
@@ -82,6 +83,7 @@ struct pp_opts {
 	bool persistent;     /* --persistent: serve clients until stopped */
 	bool json;	     /* --json: one JSON document on stdout */
 	bool histogram;	     /* --histogram: print a histogram */
+	bool probe;	     /* --probe: try every GID pair and MTU */
 	const char *samples_path; /* --samples: raw samples to this file */
 				  /*
 	 * The negotiated parameters (pp_params.h): op (--op, enum pp_op),

@@ -113,7 +113,7 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 	if (mask & IBV_QP_TIMEOUT)
 		attr->timeout = 14;
 	if (mask & IBV_QP_RETRY_CNT)
-		attr->retry_cnt = 7;
+		attr->retry_cnt = cfg->short_retry ? PP_QP_SHORT_RETRY : 7;
 	if (mask & IBV_QP_RNR_RETRY)
 		attr->rnr_retry = 7;
 	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)

@@ -36,6 +36,7 @@
 
 #define PP_QKEY 0x11111111U
 #define PP_GRH_LEN 40U /* room a UD receive needs before the data */
+#define PP_QP_SHORT_RETRY 3
 
 /* What the transitions need besides the peer's address. */
 struct pp_qp_cfg {
@@ -49,6 +50,12 @@ struct pp_qp_cfg {
 	uint8_t hop_limit;     /* GRH, when use_grh: hop limit (1..255) */
 	uint8_t traffic_class; /* ... traffic class */
 	uint32_t flow_label;   /* ... flow label, 20 bits */
+	/*
+	 * RTS: retry PP_QP_SHORT_RETRY times instead of 7 (--probe's rows):
+	 * a path that never acknowledges fails with "retry exceeded" in about
+	 * 4 x 67 ms rather than 8 x 67 ms
+	 */
+	bool short_retry;
 	/* XRC only: the receive (target) QP; false: the send (initiator) QP */
 	bool xrc_recv;
 	enum pp_op op; /* the operation: access flags, RDMA Read/atomic depth */

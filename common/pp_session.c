@@ -92,6 +92,42 @@ static int choose_gid(struct pp_session *s)
 	return 0;
 }
 
+/*
+ * Server: the GID the client asked for (peer_gid_index, --probe's rows),
+ * which must be a populated entry of this port and agree with -g; else the
+ * automatic choice.
+ */
+static int server_gid(struct pp_session *s)
+{
+	int idx = s->peer.peer_gid_index, ret;
+	struct pp_err e = { .msg = "" };
+	char ip[PP_GID_TEXT_LEN];
+
+	if (s->peer.peer_gid_index == PP_GID_INDEX_NONE)
+		return choose_gid(s);
+	if (s->o->gid_index >= 0 && s->o->gid_index != idx) {
+		pp_err_set(&s->err,
+			   "server GID index: client asks %d, server -g %d",
+			   idx, s->o->gid_index);
+		return EINVAL;
+	}
+	ret = pp_gid_check_index(s->gids, s->ngids, idx, s->caps.devname,
+				 s->caps.ib_port, &e);
+	if (ret) {
+		pp_err_set(&s->err, "server GID index asked by the client: %s",
+			   e.msg);
+		return ret;
+	}
+	snprintf(s->gid_reason, sizeof(s->gid_reason),
+		 "GID index %d: %s, %s%s%s (asked by the client)", idx,
+		 pp_gid_type_name(s->gids[idx].type),
+		 pp_gid_ip(s->gids[idx].raw, ip, sizeof(ip)),
+		 s->gids[idx].ndev[0] ? " on " : "", s->gids[idx].ndev);
+	s->gid_auto = false;
+	use_gid(s, idx);
+	return 0;
+}
+
 int pp_session_open(struct pp_session *s, struct pp_opts *o,
 		    const struct pp_exchange *x)
 {
@@ -101,6 +137,7 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o,
 	s->x = x;
 	s->o = o;
 	s->stock_fd = -1;
+	s->want_peer_gid = -1;
 	s->started = (int64_t)time(NULL);
 	/* What --json reports if the device cannot be opened: no GRH. */
 	s->gid_index = -1;
@@ -185,6 +222,10 @@ static int agree(struct pp_session *s)
 			return tell_peer(s, ret);
 		pp_hello_build(o, &s->caps, s->gid_index, s->gid_type,
 			       &s->mine);
+		if (s->want_peer_gid >= 0)
+			s->mine.peer_gid_index = (uint16_t)s->want_peer_gid;
+		if (s->want_gids)
+			s->mine.flags |= PP_F_GIDS;
 		/*
 		 * The server checks the request against both ports; what only
 		 * this side knows (its own limits) is checked on the answer,
@@ -203,13 +244,25 @@ static int agree(struct pp_session *s)
 			return ret;
 	}
 	pp_trace_step(&s->trace, "accepted a client from %s", s->peer_addr);
-	ret = choose_gid(s);
+	/* the server's HELLO steps tell the client when they fail */
+	ret = pp_hs_server_recv_hello(&s->conn, &s->peer, &s->err);
+	if (ret) {
+		s->peer_told = true;
+		return ret;
+	}
+	ret = server_gid(s);
 	if (ret)
 		return tell_peer(s, ret);
 	pp_hello_build(o, &s->caps, s->gid_index, s->gid_type, &s->mine);
-	ret = pp_hs_server_hello(&s->conn, o, &s->caps, &s->mine, &s->agreed,
-				 &s->peer, &s->err);
-	s->peer_told = ret != 0; /* the server's HELLO step tells the client */
+	ret = pp_hs_server_answer(&s->conn, o, &s->caps, &s->mine, &s->peer,
+				  &s->agreed, &s->err);
+	if (!ret && (s->peer.flags & PP_F_GIDS)) {
+		ret = pp_hs_send_gids(&s->conn, s->gids, s->ngids, &s->err);
+		if (!ret)
+			pp_trace_step(&s->trace,
+				      "sent the GID table (the client asked)");
+	}
+	s->peer_told = ret != 0;
 	return ret;
 }
 
@@ -262,6 +315,7 @@ int pp_session_connect_qps(struct pp_session *s)
 		.flow_label = p->flow_label,
 		.op = (enum pp_op)p->op,
 		.is_server = s->conn.is_server,
+		.short_retry = s->short_retry,
 		.trace = &s->trace,
 	};
 	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
@@ -328,6 +382,13 @@ static int connect_qps(struct pp_session *s)
 
 	ret = pp_hs_exchange_addrs(&s->conn, s->res->local, s->remote,
 				   s->res->num_qps, &s->err);
+	/* a --probe's query: the client took the GID table and closed */
+	if (ret == ECONNRESET && s->conn.is_server &&
+	    (s->peer.flags & PP_F_GIDS)) {
+		pp_err_clear(&s->err);
+		s->query_only = true;
+		return 0;
+	}
 	/* The client compares GID types: the server's is in its HELLO. */
 	if (!ret && !s->conn.is_server && s->gid_index >= 0 &&
 	    s->agreed.gid_type != PP_GID_TYPE_NONE)
@@ -471,6 +532,8 @@ int pp_session_run(struct pp_session *s)
 	char clock[64];
 	size_t k;
 
+	if (s->query_only)
+		return 0;
 	if (s->x->run_cfg)
 		s->x->run_cfg(s, &rc);
 	if (!rc.loop) /* the one-sided operations' loops, or ours */
@@ -634,6 +697,7 @@ void pp_session_end_client(struct pp_session *s)
 		close(s->stock_fd);
 	s->stock_fd = -1;
 	s->data_phase = false;
+	s->query_only = false;
 	s->peer_addr[0] = '\0';
 	memset(&s->agreed, 0, sizeof(s->agreed));
 	memset(&s->peer_done, 0, sizeof(s->peer_done));

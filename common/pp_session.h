@@ -118,6 +118,14 @@ struct pp_session {
 	struct pp_session_counters ctr; /* --counters */
 	struct pp_err err;
 	bool peer_told; /* the peer already has our ERROR */
+	/* client, set between open and connect (--probe): the server's GID
+	 * index to ask for (-1: the server chooses), and its GID table */
+	int want_peer_gid;
+	bool want_gids;
+	bool short_retry; /* the QPs give up sooner (struct pp_qp_cfg) */
+	/* server: the client took the GID table (GIDS) and closed: a
+	 * --probe's query, not a run */
+	bool query_only;
 	/* --rdma-core: the stock peer's connection, kept out of the run */
 	int stock_fd;
 	bool data_phase; /* ... and the stock peer is in its data loop */

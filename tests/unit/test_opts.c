@@ -870,6 +870,40 @@ START_TEST(test_err_measure)
 }
 END_TEST
 
+/* --probe: rc_pingpong's client only; what it chooses itself is refused. */
+START_TEST(test_probe)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "--probe host");
+	ck_assert(o.probe);
+	ck_assert_str_eq(o.host, "host");
+	expect_ok(&o, PP_TOOL_RC, "--probe -n 5 --json -T 3 -d rxe0 host");
+	ck_assert(o.probe && o.json);
+	expect_ok(&o, PP_TOOL_RC, "host");
+	ck_assert(!o.probe);
+	expect_fail(PP_TOOL_RC, "--probe", EINVAL, "--probe is a client option",
+		    "--persistent");
+	expect_fail(PP_TOOL_RC, "--probe -g 1 host", EINVAL,
+		    "-g/--gid-idx is not available with --probe", NULL);
+	expect_fail(PP_TOOL_RC, "--probe -m 1024 host", EINVAL, "-m/--mtu",
+		    "--probe");
+	expect_fail(PP_TOOL_RC, "--probe --uc host", EINVAL, "--uc", "--probe");
+	expect_fail(PP_TOOL_RC, "--probe --persistent host", EINVAL,
+		    "--persistent", "--probe");
+	expect_fail(PP_TOOL_RC, "--probe -a host", EINVAL, "-a/--all",
+		    "--probe");
+	expect_fail(PP_TOOL_RC, "--probe --rdma-core host", EINVAL, "--probe",
+		    "--rdma-core");
+	expect_fail(PP_TOOL_UD, "--probe host", EINVAL,
+		    "unknown option '--probe' for ud_pingpong", NULL);
+	expect_fail(PP_TOOL_SRQ, "--probe host", EINVAL, "unknown option",
+		    NULL);
+	expect_fail(PP_TOOL_XRC, "--probe host", EINVAL, "unknown option",
+		    NULL);
+}
+END_TEST
+
 /* Issue 14: the GRH and the partition, with their bounds and defaults. */
 START_TEST(test_grh_options)
 {
@@ -962,6 +996,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_parse_inspect_flags);
 	tcase_add_test(tc, test_parse_measure);
 	tcase_add_test(tc, test_err_measure);
+	tcase_add_test(tc, test_probe);
 	tcase_add_test(tc, test_measure_rdma_core_inline);
 	tcase_add_test(tc, test_parse_counters);
 	tcase_add_test(tc, test_measure_rdma_core_output);
