@@ -93,13 +93,14 @@ static void write_params(struct pp_json *j, const struct pp_session *s)
 	const struct pp_hello *h = s->agreed.tool ? &s->agreed : &s->mine;
 	const struct pp_opts *o = s->o;
 	bool known = h->tool != 0, agreed = s->agreed.tool != 0;
+	pp_param_names_fn nm;
 	uint64_t v;
 	bool null;
 
 	pp_json_key(j, "params");
 	pp_json_begin_object(j);
 #define JSON_NUM(name, opt, type, off, valid, zero, wname, label, unit, json, \
-		 jnull, ...)                                                  \
+		 jnull, dflt, names)                                          \
 	pp_json_key(j, json);                                                 \
 	if (known) {                                                          \
 		const struct pp_hello *p = h;                                 \
@@ -110,12 +111,15 @@ static void write_params(struct pp_json *j, const struct pp_session *s)
 		v = p->name;                                                  \
 		null = jnull;                                                 \
 	}                                                                     \
+	nm = names;                                                           \
 	if (((zero) == PP_ZERO_AUTO && !agreed) ||                            \
 	    ((zero) == PP_ZERO_OFF && !v) || null)                            \
 		pp_json_null(j);                                              \
+	else if (nm)                                                          \
+		pp_json_string(j, nm(v));                                     \
 	else                                                                  \
 		pp_json_uint(j, v);
-#define JSON_FLAG(name, opt, bit_name, bit, inverted, label, json)      \
+#define JSON_FLAG(name, opt, bit_name, bit, inverted, label, json, ...) \
 	pp_json_key_bool(j, json,                                       \
 			 (known ? !!(h->flags & bit_name) : o->name) != \
 				 (inverted));
@@ -233,6 +237,48 @@ static void write_results(struct pp_json *j, const struct pp_session *s)
 	pp_json_end_array(j);
 }
 
+/* One side's port counters: its deltas, why they are missing, or null. */
+static void write_counters_side(struct pp_json *j, const struct pp_session *s,
+				const char *key, bool mine)
+{
+	const struct pp_session_counters *c = &s->ctr;
+
+	pp_json_key(j, key);
+	if (mine && c->have_mine) {
+		pp_counters_json(j, &c->mine);
+	} else if (!mine && c->have_peer) {
+		pp_counters_json(j, &c->peer);
+	} else if (mine && c->err) {
+		pp_json_begin_object(j);
+		key_string_or_null(j, "device", s->caps.devname);
+		pp_json_key_uint(j, "port", s->caps.ib_port);
+		pp_json_key_string(j, "error", strerror(c->err));
+		pp_json_end_object(j);
+	} else {
+		pp_json_null(j);
+	}
+}
+
+/*
+ * --counters: {"client": ..., "server": ...}, each side's deltas
+ * (pp_counters_json()); the client has both, the server its own; null
+ * when this side read none.
+ */
+static void write_counters(struct pp_json *j, const struct pp_session *s)
+{
+	bool server = s->conn.is_server;
+
+	pp_json_key(j, "counters");
+	if (!s->ctr.on) {
+		pp_json_null(j);
+		return;
+	}
+	pp_json_begin_object(j);
+	write_counters_side(j, s, "client", !server);
+	write_counters_side(j, s, "server", server);
+	pp_json_end_object(j);
+}
+
 static void write_started(struct pp_json *j, int64_t started)
 {
 	time_t t = (time_t)started;
@@ -276,6 +322,7 @@ int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 	write_params(&j, s);
 	write_addresses(&j, s);
 	write_results(&j, s);
+	write_counters(&j, s);
 	pp_json_key(&j, "status");
 	pp_json_begin_object(&j);
 	pp_json_key_int(&j, "exit", exit_status);

@@ -5,8 +5,10 @@
  * client's parameters.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "pp_gid.h"
 #include "pp_hs.h"
 #include "pp_signal.h"
 #include "pp_sock.h"
@@ -30,6 +32,10 @@ static const char *msg_name(unsigned int type)
 		return "DONE";
 	case PP_MSG_ERROR:
 		return "ERROR";
+	case PP_MSG_COUNTERS:
+		return "COUNTERS";
+	case PP_MSG_GIDS:
+		return "GIDS";
 	}
 	return "an unknown message";
 }
@@ -122,8 +128,15 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 {
 	const struct pp_transport_desc *tr = pp_transport_of(h->transport);
 	const char *dev = caps->devname;
-	char fix[128];
+	char fix[128], why[256];
 	uint32_t mtu;
+
+	/* the transport's operations: the same rule the client's parser has */
+	if (pp_op_check(tr, h->op, h->size, h->flags & PP_F_SWEEP, why,
+			sizeof(why))) {
+		pp_err_set(err, "%s", why);
+		return EINVAL;
+	}
 
 	if (h->mtu && caps->active_mtu && h->mtu > caps->active_mtu) {
 		pp_err_set(err, "MTU: %u asked, port %s:%u active MTU %u: %s",
@@ -213,11 +226,17 @@ static bool is_set(const struct pp_opts *o, enum pp_opt_id id)
 	return o->set & PP_OPT_BIT(id);
 }
 
-/* A number of a mismatch line: "auto" for an automatic 0, then the unit. */
+/*
+ * A number of a mismatch line: "auto" for an automatic 0, a name when the
+ * parameter has names, else the number and the unit.
+ */
 static const char *fmt_value(char *buf, size_t len, uint64_t v,
-			     enum pp_zero zero, const char *unit)
+			     enum pp_zero zero, const char *unit,
+			     pp_param_names_fn names)
 {
-	if (!v && zero == PP_ZERO_AUTO)
+	if (names)
+		snprintf(buf, len, "%s", names(v));
+	else if (!v && zero == PP_ZERO_AUTO)
 		snprintf(buf, len, "auto");
 	else
 		snprintf(buf, len, "%llu%s", (unsigned long long)v, unit);
@@ -240,8 +259,8 @@ char *pp_hello_describe(const struct pp_hello *h, char *buf, size_t len)
 		used += w > 0 ? (size_t)w : 0;                  \
 	}
 #define DESCRIBE_NUM(name, opt, type, off, valid, zero, wname, label, unit, \
-		     ...)                                                   \
-	DESCRIBE(label, fmt_value(v, sizeof(v), h->name, zero, unit))
+		     json, jnull, dflt, names)                              \
+	DESCRIBE(label, fmt_value(v, sizeof(v), h->name, zero, unit, names))
 #define DESCRIBE_FLAG(name, opt, bit_name, bit, inverted, label, ...) \
 	DESCRIBE(label, on_off((!(h->flags & bit_name)) == (inverted)))
 	PP_PARAMS(DESCRIBE_NUM, DESCRIBE_FLAG, PP_PARAM_NONE)
@@ -260,15 +279,19 @@ static int check_explicit(const struct pp_opts *srv, const struct pp_hello *cl,
 {
 	char a[32], b[32];
 
-#define MATCH_NUM(name, opt, type, off, valid, zero, wname, label, unit, ...) \
-	if (is_set(srv, opt) && cl->name != srv->name) {                      \
-		pp_err_set(err, label ": client %s, server %s",               \
-			   fmt_value(a, sizeof(a), cl->name, zero, unit),     \
-			   fmt_value(b, sizeof(b), srv->name, zero, unit));   \
-		return EINVAL;                                                \
+#define MATCH_NUM(name, opt, type, off, valid, zero, wname, label, unit, json, \
+		  jnull, dflt, names)                                          \
+	if (is_set(srv, opt) && cl->name != srv->name) {                       \
+		pp_err_set(err, label ": client %s, server %s",                \
+			   fmt_value(a, sizeof(a), cl->name, zero, unit,       \
+				     names),                                   \
+			   fmt_value(b, sizeof(b), srv->name, zero, unit,      \
+				     names));                                  \
+		return EINVAL;                                                 \
 	}
-#define MATCH_FLAG(name, opt, bit_name, bit, inverted, label, ...)          \
-	if (is_set(srv, opt) && !(cl->flags & bit_name) != !srv->name) {    \
+#define MATCH_FLAG(name, opt, bit_name, bit, inverted, label, json, match)  \
+	if ((match) && is_set(srv, opt) &&                                  \
+	    !(cl->flags & bit_name) != !srv->name) {                        \
 		pp_err_set(err, label ": client %s, server %s",             \
 			   on_off((!(cl->flags & bit_name)) == (inverted)), \
 			   on_off(srv->name != (inverted)));                \
@@ -309,6 +332,13 @@ int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
 	rc = check_explicit(srv, client, err);
 	if (rc)
 		return rc;
+	if (srv->use_event && pp_op_polls_memory(client->op)) {
+		pp_err_set(
+			err,
+			"operation %s with the server's -e/--events: the client's write completes nothing on the server, so there is no event to sleep on (use --op write-imm, or drop -e on the server)",
+			pp_op_name(client->op));
+		return EINVAL;
+	}
 
 	if (client->mtu) {
 		if (client->active_mtu && client->mtu > client->active_mtu) {
@@ -592,10 +622,8 @@ int pp_hs_client_hello(const struct pp_conn *c, const struct pp_hello *mine,
 	return 0;
 }
 
-int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
-		       const struct pp_port_caps *caps,
-		       const struct pp_hello *mine, struct pp_hello *agreed,
-		       struct pp_hello *client, struct pp_err *err)
+int pp_hs_server_recv_hello(const struct pp_conn *c, struct pp_hello *client,
+			    struct pp_err *err)
 {
 	struct pp_err e = { .msg = "" };
 	struct pp_msg m;
@@ -606,11 +634,25 @@ int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
 	if (rc) {
 		if (is_protocol_error(rc) || rc == ECANCELED)
 			pp_hs_send_error(c, rc, e.msg);
-		goto out;
-	}
-	if (client)
+	} else {
 		*client = m.u.hello;
-	rc = pp_hello_adopt(srv, caps, mine, &m.u.hello, agreed, &e);
+	}
+	if (err)
+		*err = e;
+	return rc;
+}
+
+int pp_hs_server_answer(const struct pp_conn *c, const struct pp_opts *srv,
+			const struct pp_port_caps *caps,
+			const struct pp_hello *mine,
+			const struct pp_hello *client, struct pp_hello *agreed,
+			struct pp_err *err)
+{
+	struct pp_err e = { .msg = "" };
+	struct pp_msg m;
+	int rc;
+
+	rc = pp_hello_adopt(srv, caps, mine, client, agreed, &e);
 	if (rc) {
 		pp_hs_send_error(c, rc, e.msg);
 		goto out;
@@ -621,6 +663,50 @@ out:
 	if (err)
 		*err = e;
 	return rc;
+}
+
+int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
+		       const struct pp_port_caps *caps,
+		       const struct pp_hello *mine, struct pp_hello *agreed,
+		       struct pp_hello *client, struct pp_err *err)
+{
+	struct pp_hello h;
+	int rc;
+
+	rc = pp_hs_server_recv_hello(c, &h, err);
+	if (rc)
+		return rc;
+	if (client)
+		*client = h;
+	return pp_hs_server_answer(c, srv, caps, mine, &h, agreed, err);
+}
+
+int pp_hs_send_gids(const struct pp_conn *c, const struct pp_gid_entry *tbl,
+		    int n, struct pp_err *err)
+{
+	struct pp_msg m = { .type = PP_MSG_GIDS };
+	struct pp_wire_gid *g;
+	int i;
+
+	for (i = 0; i < n && m.u.gids.count < PP_WIRE_GIDS_MAX; i++) {
+		if (!tbl[i].populated || tbl[i].index < 0 ||
+		    tbl[i].index > (int)PP_MAX_GID_IDX ||
+		    pp_gid_family(tbl[i].raw) == PP_GID_FAM_NONE)
+			continue;
+		g = &m.u.gids.g[m.u.gids.count++];
+		g->index = (uint8_t)tbl[i].index;
+		g->gid_type = tbl[i].type;
+		snprintf(g->netdev, sizeof(g->netdev), "%.*s",
+			 PP_WIRE_NETDEV_LEN, tbl[i].ndev);
+		memcpy(g->gid, tbl[i].raw, sizeof(g->gid));
+	}
+	if (!m.u.gids.count) {
+		pp_err_set(err, "no populated GID to send to the %s",
+			   pp_peer_name(c));
+		pp_hs_send_error(c, ENODATA, err ? err->msg : NULL);
+		return ENODATA;
+	}
+	return pp_hs_send(c, &m, err);
 }
 
 int pp_hs_exchange_addrs(const struct pp_conn *c, const struct pp_addr *mine,
@@ -700,4 +786,25 @@ int pp_hs_done(const struct pp_conn *c, const struct pp_done *mine,
 		rc = pp_hs_send(c, &m, err);
 	}
 	return rc;
+}
+
+int pp_hs_counters(const struct pp_conn *c,
+		   const struct pp_counters_delta *mine,
+		   struct pp_counters_delta *theirs, struct pp_err *err)
+{
+	struct pp_msg m = { .type = PP_MSG_COUNTERS };
+	int rc;
+
+	if (c->is_server) {
+		m.u.counters = *mine;
+		return pp_hs_send(c, &m, err);
+	}
+	rc = pp_hs_recv(c, PP_MSG_COUNTERS, &m, err);
+	if (rc) {
+		if (is_protocol_error(rc))
+			pp_hs_send_error(c, rc, err ? err->msg : NULL);
+		return rc;
+	}
+	*theirs = m.u.counters;
+	return 0;
 }

@@ -14,6 +14,8 @@
  *   ...... ping-pong over RDMA; either side may send ERROR at any time ......
  *   DONE                           ->   (after each size of a sweep,
  *                                  <-   DONE   pp_sweep_sizes())
+ *                                  <-   COUNTERS (--counters: the server's
+ *                                             port counter deltas)
  *
  * The server adopts the client's parameters, except where its own command line
  * set an option explicitly: a difference there is a mismatch.  A mismatch, a
@@ -191,6 +193,57 @@ int pp_hs_server_hello(const struct pp_conn *c, const struct pp_opts *srv,
 		       struct pp_hello *client, struct pp_err *err);
 
 /**
+ * pp_hs_server_recv_hello() - the server's first step: the client's HELLO
+ * @c: the connection
+ * @client: the client's HELLO as received
+ * @err: one line on failure (a protocol error is also sent as ERROR)
+ *
+ * pp_hs_server_hello() is this and pp_hs_server_answer(); a server that
+ * decides something from the request in between (the GID the client asks
+ * for with peer_gid_index) calls the two.
+ *
+ * Return: 0 or the errors of pp_hs_recv().
+ */
+int pp_hs_server_recv_hello(const struct pp_conn *c, struct pp_hello *client,
+			    struct pp_err *err);
+
+/**
+ * pp_hs_server_answer() - the server's answer to @client's HELLO
+ * @c: the connection
+ * @srv: the server's options
+ * @caps: the server's port
+ * @mine: the server's own HELLO (its GID index and type)
+ * @client: the client's HELLO
+ * @agreed: the parameters of the run (pp_hello_adopt())
+ * @err: one line on failure, also sent to the client as ERROR
+ *
+ * Return: 0; EINVAL (a mismatch or a limit); errors of pp_hs_send().
+ */
+int pp_hs_server_answer(const struct pp_conn *c, const struct pp_opts *srv,
+			const struct pp_port_caps *caps,
+			const struct pp_hello *mine,
+			const struct pp_hello *client, struct pp_hello *agreed,
+			struct pp_err *err);
+
+struct pp_gid_entry;
+
+/**
+ * pp_hs_send_gids() - the server's GID table, as GIDS
+ * @c: the connection
+ * @tbl: the port's GID table; its populated entries of index 0..255 are
+ *       sent, in table order (index ascending), at most PP_WIRE_GIDS_MAX
+ * @n: entries in @tbl
+ * @err: one line on failure
+ *
+ * Sent right after the HELLO answer when the client's HELLO has PP_F_GIDS.
+ *
+ * Return: 0; ENODATA (no populated GID: the client is told with ERROR);
+ * errors of pp_hs_send().
+ */
+int pp_hs_send_gids(const struct pp_conn *c, const struct pp_gid_entry *tbl,
+		    int n, struct pp_err *err);
+
+/**
  * pp_hs_exchange_addrs() - send this side's QP addresses, receive the peer's
  * @c: the connection (the client sends first)
  * @mine: this side's @n addresses
@@ -225,5 +278,20 @@ int pp_hs_sync(const struct pp_conn *c, struct pp_err *err);
  */
 int pp_hs_done(const struct pp_conn *c, const struct pp_done *mine,
 	       struct pp_done *theirs, struct pp_err *err);
+
+/**
+ * pp_hs_counters() - the closing exchange of --counters (PP_F_COUNTERS),
+ * after the last DONE: the server sends its port counters' deltas
+ * @c: the connection
+ * @mine: server: its deltas (sent); client: unused (may be NULL)
+ * @theirs: client: the server's deltas; server: unused (may be NULL)
+ * @err: one line on failure
+ *
+ * Return: 0; EINVAL (@mine cannot be encoded); errors of pp_hs_send() and
+ * pp_hs_recv().
+ */
+int pp_hs_counters(const struct pp_conn *c,
+		   const struct pp_counters_delta *mine,
+		   struct pp_counters_delta *theirs, struct pp_err *err);
 
 #endif /* PP_HS_H */

@@ -12,6 +12,7 @@
 #include "pp_doc.h"
 #include "pp_json.h"
 #include "pp_main.h"
+#include "pp_probe_run.h"
 #include "pp_serve.h"
 #include "pp_session.h"
 #include "pp_signal.h"
@@ -67,6 +68,14 @@ static int run_one(struct pp_session *s)
 	ret = pp_session_connect(s);
 	if (!ret)
 		ret = pp_session_setup(s);
+	if (!ret && s->query_only) {
+		/* a --probe's query: no run, no document */
+		fprintf(text ? text : stderr,
+			"client %s: sent the GID table (a --probe query)\n",
+			s->peer_addr);
+		fflush(text ? text : stderr);
+		return 0;
+	}
 	if (!ret) {
 		if (text) {
 			pp_session_print_addrs(s, text);
@@ -74,8 +83,10 @@ static int run_one(struct pp_session *s)
 		}
 		ret = pp_session_run(s);
 	}
-	if (text)
+	if (text) {
 		pp_session_print_result(s, text);
+		pp_session_print_counters(s, text);
+	}
 	return finish(s, ret);
 }
 
@@ -148,6 +159,8 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 			strerror(ret));
 		return PP_EXIT_FAIL;
 	}
+	if (o.probe)
+		return pp_probe_main(&o);
 	if (o.rdma_core) {
 		ret = pp_interop_check_opts(&o, &s.err);
 		if (ret) {

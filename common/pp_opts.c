@@ -33,6 +33,7 @@ enum opt_kind {
 	OPT_NUM,  /* a number within [min, max] */
 	OPT_MTU,  /* a number that pp_mtu_valid() accepts */
 	OPT_STR,  /* a non-empty string */
+	OPT_WORD, /* one of a list of words: --op (pp_op_parse()) */
 };
 
 struct opt_def {
@@ -93,6 +94,14 @@ static const struct opt_def opt_table[] = {
 		.max = PP_MAX_SIZE,
 		.suffixes = true,
 		.help = "message size in bytes",
+	},
+	{
+		.id = PP_OPT_OP,
+		.name = "op",
+		.arg = "OP",
+		.kind = OPT_WORD,
+		.tools = TOOLS_ALL,
+		.help = "operation of each round trip: send, write, write-imm (RDMA Write with immediate), read, fetch-add or cmp-swap (8-byte atomics); UC: send and writes, UD: send",
 	},
 	{
 		.id = PP_OPT_MTU,
@@ -278,6 +287,13 @@ static const struct opt_def opt_table[] = {
 		.help = "never send inline (both sides; default: inline when the device can)",
 	},
 	{
+		.id = PP_OPT_COUNTERS,
+		.name = "counters",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "print the port counters that moved during the run, this side's and the server's (they count all traffic on the port)",
+	},
+	{
 		.id = PP_OPT_NUM_QPS,
 		.name = "num-qp",
 		.letter = 'q',
@@ -354,6 +370,13 @@ static const struct opt_def opt_table[] = {
 		.help = "server: serve one client after another until stopped",
 	},
 	{
+		.id = PP_OPT_PROBE,
+		.name = "probe",
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC),
+		.help = "client: a short RC run with -c for every GID pair of the same type and family of the two ports and every MTU up to the lower active MTU, then one table (the server must be persistent)",
+	},
+	{
 		.id = PP_OPT_VERSION,
 		.name = "version",
 		.letter = 'V',
@@ -422,7 +445,7 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog)
 	o->gid_index = -1;
 	o->timeout_ms = 5 * 1000;
 #define DEFAULT_NUM(name, opt, type, off, valid, zero, wname, label, unit, \
-		    json, jnull, dflt)                                     \
+		    json, jnull, dflt, names)                              \
 	o->name = (type)(dflt);
 	PP_PARAMS(DEFAULT_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
 #undef DEFAULT_NUM
@@ -524,6 +547,9 @@ static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 	case PP_OPT_HISTOGRAM:
 		o->histogram = true;
 		break;
+	case PP_OPT_PROBE:
+		o->probe = true;
+		break;
 	case PP_OPT_HELP:
 		o->help = true;
 		break;
@@ -565,6 +591,19 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 		else
 			o->ib_devname = arg;
 		break;
+	case OPT_WORD: {
+		enum pp_op op;
+
+		if (pp_op_parse(arg, &op)) {
+			pp_err_set(err,
+				   "invalid value '%s' for %s: expected %s",
+				   arg, opt_label(d, label, sizeof(label)),
+				   pp_op_list());
+			return EINVAL;
+		}
+		opt_store_num(o, d->id, op);
+		break;
+	}
 	case OPT_MTU:
 		ret = pp_parse_u64(arg, false, 0, UINT64_MAX, &v);
 		if (ret == EINVAL) {
@@ -712,14 +751,55 @@ static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
 
 /* Options of ours that the stock wire format cannot carry. */
 static const enum pp_opt_id not_stock[] = {
-	PP_OPT_WARMUP,
-	PP_OPT_SWEEP,
-	PP_OPT_DURATION,
+	PP_OPT_WARMUP, PP_OPT_SWEEP, PP_OPT_DURATION, PP_OPT_OP, PP_OPT_PROBE,
 };
+
+/* Options that --probe chooses itself, or that make no sense for its rows. */
+static const enum pp_opt_id not_probe[] = {
+	PP_OPT_GID_IDX,	 PP_OPT_MTU,	   PP_OPT_SWEEP,
+	PP_OPT_DURATION, PP_OPT_UC,	   PP_OPT_PERSISTENT,
+	PP_OPT_SAMPLES,	 PP_OPT_HISTOGRAM, PP_OPT_OP,
+};
+
+/* The table row of @id. */
+static const struct opt_def *opt_def_of(enum pp_opt_id id)
+{
+	const struct opt_def *d = &opt_table[0];
+
+	while (d->id != id)
+		d++;
+	return d;
+}
+
+static int opt_check_probe(const struct pp_opts *o, struct pp_err *err)
+{
+	char label[32];
+	size_t i;
+
+	if (!o->probe)
+		return 0;
+	if (!o->host) {
+		pp_err_set(
+			err,
+			"--probe is a client option: give the host of a server started with --persistent");
+		return EINVAL;
+	}
+	for (i = 0; i < sizeof(not_probe) / sizeof(not_probe[0]); i++) {
+		if (!(o->set & PP_OPT_BIT(not_probe[i])))
+			continue;
+		pp_err_set(
+			err,
+			"%s is not available with --probe: the probe runs RC rows with -c over every GID pair and MTU (drop one of the two)",
+			opt_label(opt_def_of(not_probe[i]), label,
+				  sizeof(label)));
+		return EINVAL;
+	}
+	return 0;
+}
 
 static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 {
-	char label[32];
+	char label[32], why[256];
 	size_t i;
 
 	if ((o->set & PP_OPT_BIT(PP_OPT_ITERS)) &&
@@ -744,6 +824,23 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 			opt_label(d, label, sizeof(label)));
 		return EINVAL;
 	}
+	if (pp_op_check(pp_transport_of(o->transport), o->op,
+			o->sweep && !(o->set & PP_OPT_BIT(PP_OPT_SIZE)) ?
+				PP_SWEEP_TOP :
+				o->size,
+			o->sweep, why, sizeof(why))) {
+		pp_err_set(err, "%s", why);
+		return EINVAL;
+	}
+	if (o->use_event && pp_op_polls_memory(o->op)) {
+		pp_err_set(
+			err,
+			"--op %s with -e/--events: the peer's write completes nothing on this side, so there is no event to sleep on (use --op write-imm, or drop -e)",
+			pp_op_name(o->op));
+		return EINVAL;
+	}
+	if (opt_check_probe(o, err))
+		return EINVAL;
 	if (o->tool == PP_TOOL_SRQ && o->rx_depth < o->num_qps) {
 		pp_err_set(err,
 			   "-r/--rx-depth %" PRIu32
@@ -799,6 +896,9 @@ int pp_opts_parse(struct pp_opts *o, int argc, char **argv, struct pp_err *err)
 		}
 		o->host = argv[optind];
 	}
+	/* an atomic is one 8-byte word: its size without -s */
+	if (pp_op_atomic(o->op) && !(o->set & PP_OPT_BIT(PP_OPT_SIZE)))
+		o->size = PP_OP_ATOMIC_SIZE;
 	return opt_check_cross(o, err);
 }
 
@@ -829,7 +929,9 @@ static void opt_help_text(const struct pp_opts *dflt, const struct opt_def *d,
 {
 	uint64_t v;
 
-	if (opt_value(dflt, d->id, &v))
+	if (d->kind == OPT_WORD && opt_value(dflt, d->id, &v))
+		snprintf(text, len, "%s (default %s)", d->help, pp_op_name(v));
+	else if (opt_value(dflt, d->id, &v))
 		snprintf(text, len, "%s (default %" PRIu64 ")", d->help, v);
 	else if (d->unset)
 		snprintf(text, len, "%s (default: %s)", d->help, d->unset);

@@ -54,6 +54,9 @@ enum pp_opt_id {
 	PP_OPT_FLOW_LABEL, /* --flow-label */
 	PP_OPT_PKEY_INDEX, /* --pkey-index */
 	PP_OPT_VERSION,	   /* -V, --version */
+	PP_OPT_OP,	   /* --op: send, write, read, atomics (pp_op.h) */
+	PP_OPT_COUNTERS,   /* --counters: the port's counters, both sides */
+	PP_OPT_PROBE,	   /* --probe (rc_pingpong client) */
 	PP_OPT_INTERVAL,   /* --interval SEC */
 	PP_OPT_COUNT
 };
@@ -81,14 +84,17 @@ struct pp_opts {
 	bool persistent;     /* --persistent: serve clients until stopped */
 	bool json;	     /* --json: one JSON document on stdout */
 	bool histogram;	     /* --histogram: print a histogram */
+	bool probe;	     /* --probe: try every GID pair and MTU */
 	const char *samples_path; /* --samples: raw samples to this file */
 	uint32_t interval_s;	  /* --interval: figures every SEC; 0: none */
 				  /*
-	 * The negotiated parameters (pp_params.h): size (-s, bytes), iters
+	 * The negotiated parameters (pp_params.h): op (--op, enum pp_op),
+	 * size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu
 	 * (-m, bytes; 0: the ports' active MTU), sl (-l), hop_limit, tclass,
 	 * pkey_index, flow_label (--hop-limit, ...), num_qps (-q); the
-	 * bools sweep (-a), validate (-c), no_inline (--no-inline).
+	 * bools sweep (-a), validate (-c), no_inline (--no-inline), counters
+	 * (--counters).
 	 */
 #define PP_OPTS_NUM(name, opt, type, ...) type name;
 #define PP_OPTS_FLAG(name, ...) bool name;

@@ -20,7 +20,7 @@
  * help text, bounds), its tests and docs (docs/architecture.md).
  *
  * NUM(name, opt, type, off, valid, zero, wname, label, unit, json, jnull,
- *     dflt): a number.
+ *     dflt, names): a number.
  *   name   member of struct pp_opts and of struct pp_hello
  *   opt    the option that sets it (enum pp_opt_id); given on the server's
  *          command line, the client's value must equal it
@@ -37,10 +37,17 @@
  *   jnull  JSON null when this expression of p (the options or the HELLO)
  *          holds
  *   dflt   its default, an expression of tr (the transport's descriptor)
- * FLAG(name, opt, bit_name, bit, inverted, label, json): a bool carried as
- *   bit @bit (named @bit_name) of the HELLO flags.  @inverted: messages and
- *   JSON name the opposite ("inline sends: client on", "inline": true for
- *   no_inline false).  Default: false.
+ *   names  NULL, or a function const char *(uint64_t) that names each value:
+ *          messages, --trace and JSON show the name ("operation: client
+ *          read, server write"; "op": "read"), the wire the number
+ * FLAG(name, opt, bit_name, bit, inverted, label, json, match): a bool
+ *   carried as bit @bit (named @bit_name) of the HELLO flags.  @inverted:
+ *   messages and JSON name the opposite ("inline sends: client on",
+ *   "inline": true for no_inline false).  @match: given on the server's
+ *   command line, the client's value must equal it (a parameter of the
+ *   run); false: the server's own option acts on the server alone and never
+ *   refuses a client (--counters: the server reads its own port whatever
+ *   the client asked).  Default: false.
  * LOCAL(name, json, is_bool): not negotiated, only shown in the JSON
  *   "params" object at this place (a member of struct pp_opts).
  */
@@ -49,6 +56,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "pp_op.h"
 
 /* Bounds that the wire decoder and the option parser share. */
 #define PP_MIN_SIZE 1ULL
@@ -80,48 +89,57 @@ enum pp_zero {
 
 /* clang-format off */
 #define PP_PARAMS(NUM, FLAG, LOCAL)                                            \
+	NUM(op, PP_OPT_OP, uint8_t, 56, v <= PP_OP_LAST, PP_ZERO_VALUE, "op",  \
+	    "operation", "", "op", false, PP_OP_SEND, pp_op_name)              \
 	NUM(size, PP_OPT_SIZE, uint64_t, 8, PP_IN(v, PP_MIN_SIZE, PP_MAX_SIZE), \
 	    PP_ZERO_VALUE, "size", "size", "", "size", false,                  \
-	    tr->datagram ? 1024 : 4096)                                        \
+	    tr->datagram ? 1024 : 4096, NULL)                                  \
 	FLAG(sweep, PP_OPT_SWEEP, PP_F_SWEEP, 0x0002, false, "size sweep (-a)", \
-	     "sweep")                                                          \
+	     "sweep", true)                                                    \
 	NUM(iters, PP_OPT_ITERS, uint64_t, 16, PP_IN(v, 1, PP_MAX_ITERS),      \
 	    PP_ZERO_VALUE, "iters", "iterations", "", "iters",                 \
-	    p->duration_s != 0, 1000)                                          \
+	    p->duration_s != 0, 1000, NULL)                                    \
 	NUM(duration_s, PP_OPT_DURATION, uint32_t, 44, v <= PP_MAX_DURATION_S, \
-	    PP_ZERO_OFF, "duration", "duration", " s", "duration_s", false, 0) \
+	    PP_ZERO_OFF, "duration", "duration", " s", "duration_s", false, 0, \
+	    NULL)                                                              \
 	NUM(warmup, PP_OPT_WARMUP, uint32_t, 40, v <= PP_MAX_WARMUP,           \
-	    PP_ZERO_VALUE, "warmup", "warm-up", "", "warmup", false, 0)        \
+	    PP_ZERO_VALUE, "warmup", "warm-up", "", "warmup", false, 0, NULL)  \
 	NUM(rx_depth, PP_OPT_RX_DEPTH, uint32_t, 24,                           \
 	    PP_IN(v, 1, PP_MAX_RX_DEPTH), PP_ZERO_VALUE, "rx_depth",           \
-	    "rx depth", "", "rx_depth", false, 500)                            \
+	    "rx depth", "", "rx_depth", false, 500, NULL)                      \
 	NUM(mtu, PP_OPT_MTU, uint32_t, 4, v == 0 || pp_mtu_valid(v),           \
-	    PP_ZERO_AUTO, "mtu", "MTU", "", "mtu", false, 0)                   \
+	    PP_ZERO_AUTO, "mtu", "MTU", "", "mtu", false, 0, NULL)             \
 	NUM(sl, PP_OPT_SL, uint8_t, 32, v <= PP_MAX_SL, PP_ZERO_VALUE, "sl",   \
-	    "SL", "", "sl", false, 0)                                          \
+	    "SL", "", "sl", false, 0, NULL)                                    \
 	NUM(hop_limit, PP_OPT_HOP_LIMIT, uint8_t, 48,                          \
 	    PP_IN(v, 1, PP_MAX_HOP_LIMIT), PP_ZERO_VALUE, "hop_limit",         \
-	    "hop limit", "", "hop_limit", false, PP_DEFAULT_HOP_LIMIT)         \
+	    "hop limit", "", "hop_limit", false, PP_DEFAULT_HOP_LIMIT, NULL)   \
 	NUM(tclass, PP_OPT_TCLASS, uint8_t, 49, v <= PP_MAX_TCLASS,            \
-	    PP_ZERO_VALUE, "tclass", "traffic class", "", "tclass", false, 0)  \
+	    PP_ZERO_VALUE, "tclass", "traffic class", "", "tclass", false, 0,  \
+	    NULL)                                                              \
 	NUM(pkey_index, PP_OPT_PKEY_INDEX, uint16_t, 50,                       \
 	    v <= PP_MAX_PKEY_INDEX, PP_ZERO_VALUE, "pkey_index",               \
-	    "P_Key index", "", "pkey_index", false, 0)                         \
+	    "P_Key index", "", "pkey_index", false, 0, NULL)                   \
 	NUM(flow_label, PP_OPT_FLOW_LABEL, uint32_t, 52,                       \
 	    v <= PP_MAX_FLOW_LABEL, PP_ZERO_VALUE, "flow_label", "flow label", \
-	    "", "flow_label", false, 0)                                        \
+	    "", "flow_label", false, 0, NULL)                                  \
 	NUM(num_qps, PP_OPT_NUM_QPS, uint32_t, 28, PP_IN(v, 1, PP_MAX_QPS),    \
 	    PP_ZERO_VALUE, "num_qps", "QPs", "", "num_qps", false,             \
-	    tr->default_qps)                                                   \
+	    tr->default_qps, NULL)                                             \
 	LOCAL(use_event, "use_event", true)                                    \
 	FLAG(validate, PP_OPT_CHECK, PP_F_VALIDATE, 0x0001, false,             \
-	     "data validation", "validate")                                    \
+	     "data validation", "validate", true)                              \
 	FLAG(no_inline, PP_OPT_NO_INLINE, PP_F_NO_INLINE, 0x0004, true,        \
-	     "inline sends", "inline")                                         \
+	     "inline sends", "inline", true)                                   \
+	FLAG(counters, PP_OPT_COUNTERS, PP_F_COUNTERS, 0x0008, false,          \
+	     "port counters", "counters", false)                               \
 	LOCAL(timeout_ms, "timeout_ms", false)                                 \
 	LOCAL(port, "tcp_port", false)                                         \
 	LOCAL(interval_s, "interval_s", false)
 /* clang-format on */
+
+/* The names column of PP_PARAMS: how a number is shown, or NULL. */
+typedef const char *(*pp_param_names_fn)(uint64_t v);
 
 /* Expand to nothing: for the kinds a module has no use for. */
 #define PP_PARAM_NONE(...)

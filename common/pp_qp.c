@@ -4,8 +4,14 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "pp_dev.h"
+#include "pp_explain.h"
 #include "pp_qp.h"
 
 const char *pp_qp_step_name(enum pp_qp_step step)
@@ -85,7 +91,8 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 	if (mask & IBV_QP_QKEY)
 		attr->qkey = PP_QKEY;
 	if (mask & IBV_QP_ACCESS_FLAGS)
-		attr->qp_access_flags = 0; /* sends and receives only */
+		attr->qp_access_flags =
+			(int)pp_op_qp_access(cfg->op, cfg->is_server);
 	if (mask & IBV_QP_AV)
 		pp_ah_attr(cfg, remote, &attr->ah_attr);
 	if (mask & IBV_QP_PATH_MTU)
@@ -97,7 +104,8 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 	if (mask & IBV_QP_RQ_PSN)
 		attr->rq_psn = remote->psn;
 	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-		attr->max_dest_rd_atomic = 1;
+		attr->max_dest_rd_atomic =
+			pp_op_rd_atomic(cfg->op, cfg->is_server, true);
 	if (mask & IBV_QP_MIN_RNR_TIMER)
 		attr->min_rnr_timer = 12;
 	if (mask & IBV_QP_SQ_PSN)
@@ -105,11 +113,12 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 	if (mask & IBV_QP_TIMEOUT)
 		attr->timeout = 14;
 	if (mask & IBV_QP_RETRY_CNT)
-		attr->retry_cnt = 7;
+		attr->retry_cnt = cfg->short_retry ? PP_QP_SHORT_RETRY : 7;
 	if (mask & IBV_QP_RNR_RETRY)
 		attr->rnr_retry = 7;
 	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-		attr->max_rd_atomic = 1;
+		attr->max_rd_atomic =
+			pp_op_rd_atomic(cfg->op, cfg->is_server, false);
 	return mask;
 }
 
@@ -121,17 +130,62 @@ static const char *qp_kind(const struct pp_qp_cfg *cfg)
 	return cfg->xrc_recv ? "XRC receive " : "XRC send ";
 }
 
-/* What to try when a transition fails: the usual causes, by step. */
-static const char *hint(const struct pp_qp_cfg *cfg, enum pp_qp_step step)
+/* The state of network device @name: up with carrier, down, no carrier. */
+static int netdev_state(const char *name)
 {
-	if (step == PP_QP_INIT)
-		return "is the port number right? see -i";
-	if (step == PP_QP_RTR && !pp_transport_of(cfg->transport)->datagram) {
-		if (!cfg->use_grh)
-			return "on RoCE a GRH is mandatory: give a GID index with -g";
-		return "is the GID index right on both sides (-g)? is -m within both ports' active MTU?";
+	struct ifreq ifr = { 0 };
+	int fd, state = PP_NETDEV_UNKNOWN;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return state;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (!ioctl(fd, SIOCGIFFLAGS, &ifr))
+		state = !(ifr.ifr_flags & IFF_UP)      ? PP_NETDEV_DOWN :
+			!(ifr.ifr_flags & IFF_RUNNING) ? PP_NETDEV_NO_CARRIER :
+							 PP_NETDEV_UP;
+	close(fd);
+	return state;
+}
+
+char *pp_qp_explain(struct ibv_context *ctx, const struct pp_qp_cfg *cfg,
+		    enum pp_qp_step step, bool path, bool grh, int err,
+		    char *buf, size_t len)
+{
+	char port[96], ndev[IF_NAMESIZE];
+	struct pp_explain_qp q = {
+		.step = (int)step,
+		.datagram = !path,
+		.grh = grh,
+		.port = port,
+		.sgid_index = cfg->sgid_index,
+		.path_mtu = cfg->path_mtu,
+		.pkey_index = cfg->pkey_index,
+	};
+	struct ibv_port_attr pa;
+	struct ibv_gid_entry ge;
+	int ret;
+
+	snprintf(port, sizeof(port), "%s:%u", ibv_get_device_name(ctx->device),
+		 cfg->ib_port);
+	if (!ibv_query_port(ctx, cfg->ib_port, &pa)) {
+		q.port_state = pa.state;
+		q.ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+		q.active_mtu = pp_mtu_from_enum(pa.active_mtu);
+		q.pkey_tbl_len = pa.pkey_tbl_len;
 	}
-	return "check dmesg and ibv_devinfo -v";
+	if (grh) {
+		ret = ibv_query_gid_ex(ctx, cfg->ib_port, cfg->sgid_index, &ge,
+				       0);
+		if (ret == ENODATA) {
+			q.gid_empty = true;
+		} else if (!ret && ge.ndev_ifindex &&
+			   if_indextoname(ge.ndev_ifindex, ndev)) {
+			q.netdev = ndev;
+			q.netdev_state = netdev_state(ndev);
+		}
+	}
+	return pp_explain_qp(err, &q, buf, len);
 }
 
 /*
@@ -169,11 +223,17 @@ int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
 		ret = errno ? errno : EINVAL;
 	if (ret)
 		pp_trace_step(cfg->trace, "  -> failed: %s", strerror(ret));
-	if (ret)
+	if (ret) {
+		bool path = mask & IBV_QP_AV;
+		char why[400];
+
 		pp_err_set(err, "modify %sQP 0x%06x to %s failed: %s (%s)",
 			   qp_kind(cfg), qp->qp_num, pp_qp_step_name(step),
-			   strerror(ret), hint(cfg, step));
-	else if (step == PP_QP_RTR && (mask & IBV_QP_AV) && cfg->use_grh)
+			   strerror(ret),
+			   pp_qp_explain(qp->context, cfg, step, path,
+					 path && attr.ah_attr.is_global, ret,
+					 why, sizeof(why)));
+	} else if (step == PP_QP_RTR && (mask & IBV_QP_AV) && cfg->use_grh)
 		trace_hop_limit(qp, cfg);
 	return ret;
 }

@@ -6,8 +6,11 @@
  * (which attribute, which mask bit, for which transport) are unit-tested
  * without a device and shown by --trace; pp_qp_modify() applies them.  The
  * values are the ones rdma-core's examples use (docs/bringup.md says why):
- * RC RTR max_dest_rd_atomic 1, min_rnr_timer 12; RTS timeout 14, retry_cnt 7,
- * rnr_retry 7, max_rd_atomic 1; UD qkey 0x11111111.
+ * RC RTR min_rnr_timer 12; RTS timeout 14, retry_cnt 7, rnr_retry 7; UD
+ * qkey 0x11111111.  What the operation needs (pp_op.h) sets the rest:
+ * qp_access_flags at INIT (0 for send), max_dest_rd_atomic at RTR (1 on the
+ * server of read and atomics, else 0) and max_rd_atomic at RTS (1 on their
+ * client, else 0).
  *
  * XRC splits a connection in two QPs of different types, and each type takes
  * its own attributes (docs/xrc.md):
@@ -26,12 +29,14 @@
 #include <infiniband/verbs.h>
 
 #include "pp_err.h"
+#include "pp_op.h"
 #include "pp_transport.h"
 #include "pp_trace.h"
 #include "pp_wire.h"
 
 #define PP_QKEY 0x11111111U
 #define PP_GRH_LEN 40U /* room a UD receive needs before the data */
+#define PP_QP_SHORT_RETRY 3
 
 /* What the transitions need besides the peer's address. */
 struct pp_qp_cfg {
@@ -45,8 +50,16 @@ struct pp_qp_cfg {
 	uint8_t hop_limit;     /* GRH, when use_grh: hop limit (1..255) */
 	uint8_t traffic_class; /* ... traffic class */
 	uint32_t flow_label;   /* ... flow label, 20 bits */
+	/*
+	 * RTS: retry PP_QP_SHORT_RETRY times instead of 7 (--probe's rows):
+	 * a path that never acknowledges fails with "retry exceeded" in about
+	 * 4 x 67 ms rather than 8 x 67 ms
+	 */
+	bool short_retry;
 	/* XRC only: the receive (target) QP; false: the send (initiator) QP */
 	bool xrc_recv;
+	enum pp_op op; /* the operation: access flags, RDMA Read/atomic depth */
+	bool is_server; /* which side (pp_op_qp_access(), pp_op_rd_atomic()) */
 	struct pp_trace *trace; /* --trace: each transition shown; may be NULL */
 };
 
@@ -92,8 +105,9 @@ const char *pp_qp_step_name(enum pp_qp_step step);
  * @step: which transition
  * @local_psn: this QP's send PSN
  * @remote: the peer QP's address (RTR)
- * @err: "modify QP 0x000011 to RTR failed: Invalid argument (hint)"; XRC
- *       names the QP's kind: "modify XRC receive QP 0x000012 to RTR ..."
+ * @err: "modify QP 0x000011 to RTR failed: Invalid argument (its likely
+ *       cause: pp_qp_explain())"; XRC names the QP's kind: "modify XRC
+ *       receive QP 0x000012 to RTR ..."
  *
  * Return: 0 or the errno of ibv_modify_qp(); EINVAL, without calling it,
  * when the QP does not take @step.
@@ -101,5 +115,23 @@ const char *pp_qp_step_name(enum pp_qp_step step);
 int pp_qp_modify(struct ibv_qp *qp, const struct pp_qp_cfg *cfg,
 		 enum pp_qp_step step, uint32_t local_psn,
 		 const struct pp_addr *remote, struct pp_err *err);
+
+/**
+ * pp_qp_explain() - why a transition or an address handle most likely
+ * failed, from the port and the GID as they are now (pp_explain_qp())
+ * @ctx: the device
+ * @cfg: the run's settings (port, GID index, path MTU, P_Key index)
+ * @step: the transition (an address handle: PP_QP_RTR)
+ * @path: the call carried a path to the peer (an address vector)
+ * @grh: ... with a GRH
+ * @err: the errno it failed with
+ * @buf: output, one line
+ * @len: room in @buf
+ *
+ * Return: @buf.
+ */
+char *pp_qp_explain(struct ibv_context *ctx, const struct pp_qp_cfg *cfg,
+		    enum pp_qp_step step, bool path, bool grh, int err,
+		    char *buf, size_t len);
 
 #endif /* PP_QP_H */

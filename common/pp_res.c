@@ -305,7 +305,8 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 	memset(r->buf, 0, r->buf_len);
 	r->send_buf = r->buf;
 	r->recv_buf = r->buf + send_len;
-	r->mr = ibv_reg_mr(r->pd, r->buf, r->buf_len, IBV_ACCESS_LOCAL_WRITE);
+	r->mr = ibv_reg_mr(r->pd, r->buf, r->buf_len,
+			   (int)pp_op_mr_access(r->attr.op, r->attr.is_server));
 	if (!r->mr) {
 		ret = errno ? errno : ENOMEM;
 		pp_err_set(
@@ -361,6 +362,18 @@ static int create_queues(struct pp_res *r, struct pp_err *err)
 	return 0;
 }
 
+/*
+ * The area of this side the peer reaches: the receive area for writes (the
+ * peer's message lands where a received one would), the send area for a
+ * read (the server's data) and an atomic (its word, page-aligned).
+ */
+static uint8_t *remote_area(const struct pp_res *r)
+{
+	return r->attr.op == PP_OP_WRITE || r->attr.op == PP_OP_WRITE_IMM ?
+		       r->recv_buf :
+		       r->send_buf;
+}
+
 struct pp_res *pp_res_create(struct ibv_context *ctx,
 			     const struct pp_res_attr *a,
 			     const uint8_t local_gid[16], uint16_t lid,
@@ -370,9 +383,12 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 		.transport = a->transport,
 		.ib_port = a->ib_port,
 		.pkey_index = a->pkey_index,
+		.op = a->op,
+		.is_server = a->is_server,
 		.trace = a->trace,
 	};
 	struct pp_res *r;
+	char access[128];
 	uint32_t i;
 	int ret;
 
@@ -418,8 +434,12 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 	ret = create_buffers(r, err);
 	if (ret)
 		goto out_destroy;
-	pp_trace_step(a->trace, "register MR of %zu bytes (lkey 0x%x)",
-		      r->buf_len, r->mr->lkey);
+	pp_trace_step(
+		a->trace,
+		"register MR of %zu bytes (lkey 0x%x, rkey 0x%x, access %s)",
+		r->buf_len, r->mr->lkey, r->mr->rkey,
+		pp_trace_access(pp_op_mr_access(a->op, a->is_server), access,
+				sizeof(access)));
 	ret = create_queues(r, err);
 	if (ret)
 		goto out_destroy;
@@ -444,6 +464,11 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 			r->local[i].tgt_qpn = r->tgt_qp[i]->qp_num;
 		}
 		memcpy(r->local[i].gid, local_gid, 16);
+		/* the area the peer reaches, when it reaches one */
+		if (pp_op_qp_access(a->op, a->is_server)) {
+			r->local[i].rkey = r->mr->rkey;
+			r->local[i].vaddr = (uintptr_t)remote_area(r);
+		}
 	}
 	return r;
 
@@ -466,6 +491,14 @@ int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
 	r->hop_limit = cfg->use_grh ? cfg->hop_limit : 0;
 	for (i = 0; i < r->num_qps; i++) {
 		r->remote[i] = remote[i];
+		if (r->attr.bad_rkey && pp_op_remote(r->attr.op)) {
+			/* the test hook: the key byte of the rkey, wrong */
+			r->remote[i].rkey ^= 0xff;
+			pp_trace_step(
+				r->attr.trace,
+				"PP_TEST_BAD_RKEY: the peer's rkey 0x%x used as 0x%x",
+				remote[i].rkey, r->remote[i].rkey);
+		}
 		if (is_xrc(r)) {
 			/* ready to hear from the peer's send QP i first */
 			ret = pp_qp_modify(r->tgt_qp[i], &tgt_cfg, PP_QP_RTR,
@@ -490,11 +523,15 @@ int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
 		pp_ah_attr(cfg, &remote[i], &ah);
 		r->ah[i] = ibv_create_ah(r->pd, &ah);
 		if (!r->ah[i]) {
+			char why[400];
+
 			ret = errno ? errno : EINVAL;
-			pp_err_set(
-				err,
-				"create AH to QP 0x%06x failed: %s (on RoCE give a GID index with -g)",
-				remote[i].qpn, strerror(ret));
+			pp_err_set(err,
+				   "create AH to QP 0x%06x failed: %s (%s)",
+				   remote[i].qpn, strerror(ret),
+				   pp_qp_explain(r->ctx, cfg, PP_QP_RTR, true,
+						 ah.is_global, ret, why,
+						 sizeof(why)));
 			return ret;
 		}
 	}
@@ -536,11 +573,29 @@ int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n)
 	return ret;
 }
 
+/* The opcode of the run's operation (not an atomic). */
+static enum ibv_wr_opcode opcode(const struct pp_res *r)
+{
+	switch (r->attr.op) {
+	case PP_OP_WRITE:
+		return IBV_WR_RDMA_WRITE;
+	case PP_OP_WRITE_IMM:
+		return IBV_WR_RDMA_WRITE_WITH_IMM;
+	case PP_OP_READ:
+		return IBV_WR_RDMA_READ;
+	default:
+		break;
+	}
+	return r->attr.plain_send ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM;
+}
+
 void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
 		    struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
+	bool read = r->attr.op == PP_OP_READ;
+
 	*sge = (struct ibv_sge){
-		.addr = (uintptr_t)r->send_buf,
+		.addr = (uintptr_t)(read ? r->recv_buf : r->send_buf),
 		.length = r->msg_size,
 		.lkey = r->mr->lkey,
 	};
@@ -548,10 +603,14 @@ void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
 		.wr_id = PP_WRID(qp_index, 0),
 		.sg_list = sge,
 		.num_sge = 1,
-		.opcode = r->attr.plain_send ? IBV_WR_SEND :
-					       IBV_WR_SEND_WITH_IMM,
-		.send_flags = r->send_flags,
+		.opcode = opcode(r),
+		/* a read's data comes back: nothing to inline */
+		.send_flags = read ? IBV_SEND_SIGNALED : r->send_flags,
 	};
+	if (pp_op_remote(r->attr.op)) {
+		wr->wr.rdma.remote_addr = r->remote[qp_index].vaddr;
+		wr->wr.rdma.rkey = r->remote[qp_index].rkey;
+	}
 	if (r->tr->datagram) {
 		wr->wr.ud.ah = r->ah[qp_index];
 		wr->wr.ud.remote_qpn = r->remote[qp_index].qpn;
@@ -568,6 +627,34 @@ int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
 
 	pp_res_send_wr(r, qp_index, &wr, &sge);
 	wr.imm_data = htonl(seq);
+	return ibv_post_send(r->qp[qp_index], &wr, &bad);
+}
+
+int pp_res_post_atomic(struct pp_res *r, uint32_t qp_index,
+		       uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)r->recv_buf,
+		.length = PP_OP_ATOMIC_SIZE,
+		.lkey = r->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = PP_WRID(qp_index, 0),
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = r->attr.op == PP_OP_CMP_SWAP ?
+				  IBV_WR_ATOMIC_CMP_AND_SWP :
+				  IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.atomic.remote_addr = r->remote[qp_index].vaddr;
+	wr.wr.atomic.rkey = r->remote[qp_index].rkey;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	if (is_xrc(r))
+		wr.qp_type.xrc.remote_srqn = r->remote[qp_index].srqn;
 	return ibv_post_send(r->qp[qp_index], &wr, &bad);
 }
 

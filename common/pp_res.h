@@ -13,6 +13,14 @@
  * One completion queue serves sends and receives.  One buffer, registered
  * once, holds the send area and then the receive area: one message is in
  * flight at a time, so one of each is enough.
+ *
+ * One-sided operations (pp_op.h) use the same two areas: the peer writes
+ * into this side's receive area; a read fetches the server's send area into
+ * the client's receive area; an atomic works on the first 8 bytes of the
+ * server's send area and returns the old value into the client's receive
+ * area.  The MR and the QPs get exactly the access the operation needs on
+ * this side (pp_op_mr_access(), pp_op_qp_access()); the side that offers
+ * access gives its rkey and the area's address in its ADDRS.
  */
 #ifndef PP_RES_H
 #define PP_RES_H
@@ -23,6 +31,7 @@
 #include <infiniband/verbs.h>
 
 #include "pp_err.h"
+#include "pp_op.h"
 #include "pp_qp.h"
 #include "pp_trace.h"
 #include "pp_wire.h"
@@ -47,6 +56,10 @@ struct pp_res_attr {
 	bool use_event;	       /* make a completion channel */
 	const char *xrcd_path; /* XRC: domain file; NULL: PP_XRCD_PATH_FMT */
 	bool plain_send;       /* IBV_WR_SEND, no immediate (rdma-core peers) */
+	enum pp_op op;	       /* the operation (pp_op.h): access, opcodes */
+	bool is_server;	       /* which side: the access it needs (pp_op.h) */
+	/* test hook (PP_TEST_BAD_RKEY, pp_session.c): use a wrong peer rkey */
+	bool bad_rkey;
 	struct pp_trace *trace; /* --trace: each step shown; may be NULL */
 };
 
@@ -148,6 +161,9 @@ int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n);
  * @qp_index: which connection
  * @wr: filled; its sg_list is @sge
  * @sge: filled
+ *
+ * The run's operation decides the opcode, the local buffer and the peer's
+ * address and rkey (pp_res_post_send()).
  */
 void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
 		    struct ibv_send_wr *wr, struct ibv_sge *sge);
@@ -158,11 +174,29 @@ void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
  * @r: the resources, connected
  * @qp_index: which connection
  * @seq: the iteration number, carried as immediate data (none with
- *       @r->attr.plain_send)
+ *       @r->attr.plain_send, nor with an RDMA Write or Read)
+ *
+ * The operation is the run's (@r->attr.op): a send; an RDMA Write (with
+ * immediate) of the send area into the peer's receive area; an RDMA Read of
+ * the peer's send area into the receive area.  Not for atomics
+ * (pp_res_post_atomic()).
  *
  * Return: 0 or the errno of ibv_post_send().
  */
 int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq);
+
+/**
+ * pp_res_post_atomic() - the run's atomic on the peer's 8-byte word; the
+ * old value lands in the first 8 bytes of the receive area
+ * @r: the resources, connected, @r->attr.op an atomic
+ * @qp_index: which connection
+ * @compare_add: fetch-and-add: the addend; compare-and-swap: the compare
+ * @swap: compare-and-swap: the value swapped in
+ *
+ * Return: 0 or the errno of ibv_post_send().
+ */
+int pp_res_post_atomic(struct pp_res *r, uint32_t qp_index,
+		       uint64_t compare_add, uint64_t swap);
 
 /**
  * pp_res_destroy() - release everything, in reverse order

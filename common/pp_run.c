@@ -89,7 +89,13 @@ int pp_run_prepare(struct pp_res *r, struct pp_err *err)
 			return ret;
 		}
 	}
-	for (i = 0; i < (shared ? 1 : r->num_qps); i++) {
+	/* read: the server's data, there before the client's first read */
+	if (r->attr.op == PP_OP_READ && r->attr.is_server)
+		pp_pattern_fill(r->send_buf, r->attr.size, PP_READ_SEQ, true);
+	/* write, read, atomics: nothing is received */
+	for (i = 0;
+	     pp_op_uses_recv(r->attr.op) && i < (shared ? 1 : r->num_qps);
+	     i++) {
 		ret = pp_res_post_recv(r, i, r->attr.rx_depth);
 		if (ret) {
 			pp_err_set(err, "post %u receives failed: %s",
@@ -349,7 +355,17 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 			.port = port,
 		};
 		struct ibv_port_attr pa;
+		uint32_t qp = PP_WRID_QP(wc->wr_id);
 
+		/* a one-sided operation: what it asked of the peer */
+		if (pp_op_remote(s->r->attr.op) && qp < s->r->num_qps) {
+			ctx.op = pp_op_name(s->r->attr.op);
+			ctx.rkey = s->r->remote[qp].rkey;
+			ctx.raddr = s->r->remote[qp].vaddr;
+			ctx.len = pp_op_atomic(s->r->attr.op) ?
+					  PP_OP_ATOMIC_SIZE :
+					  s->r->msg_size;
+		}
 		/* a port that went down explains the failure best */
 		snprintf(port, sizeof(port), "%s:%u",
 			 ibv_get_device_name(s->r->ctx->device),
@@ -360,7 +376,10 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 		pp_err_set(
 			s->err,
 			"%s completion failed at iteration %llu: %s (status %d, vendor error 0x%x, QP 0x%06x, wr_id %llu): %s",
-			recv ? "receive" : "send", (unsigned long long)s->iter,
+			recv   ? "receive" :
+			ctx.op ? ctx.op :
+				 "send",
+			(unsigned long long)s->iter,
 			ibv_wc_status_str(wc->status), wc->status,
 			wc->vendor_err, wc->qp_num,
 			(unsigned long long)wc->wr_id,
@@ -423,6 +442,11 @@ static int interrupted(struct run *s)
 		   (unsigned long long)s->iter,
 		   (unsigned long long)s->cfg->iters);
 	return ECANCELED;
+}
+
+int pp_run_interrupted(struct run *s)
+{
+	return interrupted(s);
 }
 
 /*
@@ -524,10 +548,12 @@ int pp_run_wait_cq(struct run *s, int64_t loss_deadline)
 	int n, ret;
 
 	for (;;) {
-		/* an empty poll costs the poll and this test, nothing more */
+		/* an empty poll costs the poll and the tests below */
 		n = ibv_poll_cq(cq, PP_POLL_BATCH, wc);
 		if (n)
 			return take_batch(s, wc, n);
+		if (s->v->ready && s->v->ready(s))
+			return 0;
 		if (!s->cfg->use_event && ++spins % PP_SPINS_PER_CLOCK)
 			continue;
 		now = pp_clock_ns();

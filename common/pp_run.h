@@ -96,6 +96,26 @@ struct pp_run_loop;
 extern const struct pp_run_loop pp_run_loop_ours;
 extern const struct pp_run_loop pp_run_loop_stock;
 
+/*
+ * The data the server of a read offers: pp_pattern_fill() of this message
+ * number from the server, the same for every read and every size.
+ */
+#define PP_READ_SEQ 0U
+
+/**
+ * pp_run_loop_of_op() - the loop variant of a one-sided operation
+ * (pp_run_rdma.c)
+ * @op: the run's operation
+ *
+ * Write: each side polls its buffer's last byte for the peer's write.
+ * Read, atomics: the client posts and waits for its completion; the server
+ * waits for the client's DONE and takes no part.  Send and write-imm are
+ * ours (a receive completes for each message).
+ *
+ * Return: the variant, or NULL for ours.
+ */
+const struct pp_run_loop *pp_run_loop_of_op(enum pp_op op);
+
 struct pp_run_result {
 	uint64_t size;	      /* message size of the run */
 	uint64_t completed;   /* measured iterations completed */
@@ -154,7 +174,9 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 int pp_run_loss_timeout_ms(int timeout_ms);
 
 /**
- * pp_run_prepare() - post the first receives of every QP (or of the SRQ)
+ * pp_run_prepare() - post the first receives of every QP (or of the SRQ),
+ * when the operation receives (send, write-imm); on the server of a read,
+ * fill the data the client reads (pattern PP_READ_SEQ)
  * @r: resources, QPs created (receives may be posted from INIT on)
  * @err: one line on failure
  *
@@ -222,6 +244,18 @@ void pp_pattern_fill(uint8_t *buf, size_t len, uint64_t seq, bool from_server);
  */
 bool pp_pattern_check(const uint8_t *buf, size_t len, uint64_t seq,
 		      bool from_server, size_t *bad_off);
+
+/**
+ * pp_write_flag() - the last byte of RDMA Write message @seq: the receiver
+ * polls for it (pp_run_rdma.c)
+ * @size: the message size, at least 1
+ * @seq: the message number
+ * @from_server: which side writes it
+ *
+ * Return: pp_pattern_byte() of the last byte, or 0x80 where that is 0:
+ * never 0 (a fresh buffer), and never the flag of @seq - 1.
+ */
+uint8_t pp_write_flag(uint64_t size, uint32_t seq, bool from_server);
 
 /**
  * pp_pattern_byte() - the byte at @off of message @seq from one side

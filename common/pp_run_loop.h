@@ -8,7 +8,8 @@
  * rdma-core tools' (pp_run_stock.c: plain sends known by their arrival, -c
  * is their rule, an srq server of their own).  pp_run_cfg.loop chooses it;
  * the shared machinery calls the variant's hooks, so no loop tests which
- * peer it talks to.  Only pp_run.c and pp_run_stock.c include this header.
+ * peer it talks to.  Only pp_run.c, pp_run_stock.c and pp_run_rdma.c (the
+ * one-sided operations) include this header.
  */
 #ifndef PP_RUN_LOOP_H
 #define PP_RUN_LOOP_H
@@ -37,6 +38,12 @@ struct pp_run_loop {
 	int (*check)(struct run *s, uint32_t seq, bool from_server);
 	int (*client)(struct run *s); /* the client's loop */
 	int (*server)(struct run *s); /* the server's loop */
+	/*
+	 * May be NULL.  A message that arrives without a completion (an RDMA
+	 * Write polled in memory): has the awaited one come?  Asked by
+	 * pp_run_wait_cq() after each empty poll; sets got, got_seq, got_ns.
+	 */
+	bool (*ready)(struct run *s);
 };
 
 /* The state of one run. */
@@ -170,10 +177,19 @@ int pp_run_check_len(struct run *s, const struct ibv_wc *wc);
  * @loss_deadline: a lossy client's deadline for the awaited reply;
  *                 INT64_MAX otherwise
  *
- * Return: 0; ETIME when @loss_deadline passed first; PP_RUN_PEER_DONE (the
- * peer's DONE came); or an error with @s->err set.
+ * Return: 0 (also when the variant's ready() said yes); ETIME when
+ * @loss_deadline passed first; PP_RUN_PEER_DONE (the peer's DONE came); or
+ * an error with @s->err set.
  */
 int pp_run_wait_cq(struct run *s, int64_t loss_deadline);
+
+/**
+ * pp_run_interrupted() - SIGINT or SIGTERM came: say where the run stopped
+ * @s: the run
+ *
+ * Return: ECANCELED, with @s->err set.
+ */
+int pp_run_interrupted(struct run *s);
 
 #define PP_RUN_PEER_DONE (-1) /* internal: the peer's DONE came */
 

@@ -93,6 +93,42 @@ static int choose_gid(struct pp_session *s)
 	return 0;
 }
 
+/*
+ * Server: the GID the client asked for (peer_gid_index, --probe's rows),
+ * which must be a populated entry of this port and agree with -g; else the
+ * automatic choice.
+ */
+static int server_gid(struct pp_session *s)
+{
+	int idx = s->peer.peer_gid_index, ret;
+	struct pp_err e = { .msg = "" };
+	char ip[PP_GID_TEXT_LEN];
+
+	if (s->peer.peer_gid_index == PP_GID_INDEX_NONE)
+		return choose_gid(s);
+	if (s->o->gid_index >= 0 && s->o->gid_index != idx) {
+		pp_err_set(&s->err,
+			   "server GID index: client asks %d, server -g %d",
+			   idx, s->o->gid_index);
+		return EINVAL;
+	}
+	ret = pp_gid_check_index(s->gids, s->ngids, idx, s->caps.devname,
+				 s->caps.ib_port, &e);
+	if (ret) {
+		pp_err_set(&s->err, "server GID index asked by the client: %s",
+			   e.msg);
+		return ret;
+	}
+	snprintf(s->gid_reason, sizeof(s->gid_reason),
+		 "GID index %d: %s, %s%s%s (asked by the client)", idx,
+		 pp_gid_type_name(s->gids[idx].type),
+		 pp_gid_ip(s->gids[idx].raw, ip, sizeof(ip)),
+		 s->gids[idx].ndev[0] ? " on " : "", s->gids[idx].ndev);
+	s->gid_auto = false;
+	use_gid(s, idx);
+	return 0;
+}
+
 int pp_session_open(struct pp_session *s, struct pp_opts *o,
 		    const struct pp_exchange *x)
 {
@@ -102,6 +138,7 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o,
 	s->x = x;
 	s->o = o;
 	s->stock_fd = -1;
+	s->want_peer_gid = -1;
 	s->started = (int64_t)time(NULL);
 	/* What --json reports if the device cannot be opened: no GRH. */
 	s->gid_index = -1;
@@ -186,6 +223,10 @@ static int agree(struct pp_session *s)
 			return tell_peer(s, ret);
 		pp_hello_build(o, &s->caps, s->gid_index, s->gid_type,
 			       &s->mine);
+		if (s->want_peer_gid >= 0)
+			s->mine.peer_gid_index = (uint16_t)s->want_peer_gid;
+		if (s->want_gids)
+			s->mine.flags |= PP_F_GIDS;
 		/*
 		 * The server checks the request against both ports; what only
 		 * this side knows (its own limits) is checked on the answer,
@@ -204,13 +245,25 @@ static int agree(struct pp_session *s)
 			return ret;
 	}
 	pp_trace_step(&s->trace, "accepted a client from %s", s->peer_addr);
-	ret = choose_gid(s);
+	/* the server's HELLO steps tell the client when they fail */
+	ret = pp_hs_server_recv_hello(&s->conn, &s->peer, &s->err);
+	if (ret) {
+		s->peer_told = true;
+		return ret;
+	}
+	ret = server_gid(s);
 	if (ret)
 		return tell_peer(s, ret);
 	pp_hello_build(o, &s->caps, s->gid_index, s->gid_type, &s->mine);
-	ret = pp_hs_server_hello(&s->conn, o, &s->caps, &s->mine, &s->agreed,
-				 &s->peer, &s->err);
-	s->peer_told = ret != 0; /* the server's HELLO step tells the client */
+	ret = pp_hs_server_answer(&s->conn, o, &s->caps, &s->mine, &s->peer,
+				  &s->agreed, &s->err);
+	if (!ret && (s->peer.flags & PP_F_GIDS)) {
+		ret = pp_hs_send_gids(&s->conn, s->gids, s->ngids, &s->err);
+		if (!ret)
+			pp_trace_step(&s->trace,
+				      "sent the GID table (the client asked)");
+	}
+	s->peer_told = ret != 0;
 	return ret;
 }
 
@@ -233,6 +286,13 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		.use_event = s->o->use_event,
 		.xrcd_path = s->o->xrcd_path,
 		.plain_send = s->x->plain_send,
+		.op = (enum pp_op)p->op,
+		.is_server = s->conn.is_server,
+		/*
+		 * A test hook, read here only (docs/testing.md): a wrong rkey
+		 * for the peer's memory, to show a remote access error.
+		 */
+		.bad_rkey = getenv("PP_TEST_BAD_RKEY") != NULL,
 		.trace = &s->trace,
 	};
 }
@@ -254,14 +314,45 @@ int pp_session_connect_qps(struct pp_session *s)
 		.hop_limit = p->hop_limit,
 		.traffic_class = p->tclass,
 		.flow_label = p->flow_label,
+		.op = (enum pp_op)p->op,
+		.is_server = s->conn.is_server,
+		.short_retry = s->short_retry,
 		.trace = &s->trace,
 	};
 	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
 }
 
+/*
+ * --counters: the "before" snapshot, from the agreed parameters (the client
+ * asked) or this side's own option (a server's --counters reads its own
+ * port whatever the client asked: pp_params.h, FLAG's match).
+ */
+static void counters_before(struct pp_session *s)
+{
+	struct pp_session_counters *c = &s->ctr;
+
+	c->on = s->o->counters || (s->agreed.flags & PP_F_COUNTERS);
+	if (!c->on)
+		return;
+	c->err = pp_counters_read(PP_COUNTERS_SYSFS, s->caps.devname,
+				  s->caps.ib_port, &c->before);
+	c->have_before = !c->err;
+	if (c->err)
+		pp_trace_step(&s->trace, "port counters of %s:%u not read: %s",
+			      s->caps.devname, s->caps.ib_port,
+			      strerror(c->err));
+	else
+		pp_trace_step(
+			&s->trace,
+			"port counters of %s:%u before the run: %u read, cached %u ms by the kernel",
+			s->caps.devname, s->caps.ib_port, c->before.n,
+			c->before.lifespan_ms);
+}
+
 int pp_session_setup(struct pp_session *s)
 {
 	struct pp_res_attr ra;
+	int ret;
 
 	res_attr(s, &ra);
 	s->res = pp_res_create(s->ctx, &ra, s->gid, s->caps.lid, &s->err);
@@ -272,7 +363,17 @@ int pp_session_setup(struct pp_session *s)
 		pp_err_set(&s->err, "out of memory");
 		return tell_peer(s, ENOMEM);
 	}
-	return tell_peer(s, s->x->connect_qps(s));
+	/*
+	 * --counters: before the QPs can receive and before this side says
+	 * READY, so that none of the peer's packets can come first (read
+	 * once the run had begun, the server's snapshot once held the
+	 * client's first message).
+	 */
+	counters_before(s);
+	ret = s->x->connect_qps(s);
+	if (ret)
+		s->ctr.on = false; /* no run: nothing to compare */
+	return tell_peer(s, ret);
 }
 
 /* Ours: ADDRS, the GID types, receives, RTR and RTS, READY. */
@@ -282,6 +383,13 @@ static int connect_qps(struct pp_session *s)
 
 	ret = pp_hs_exchange_addrs(&s->conn, s->res->local, s->remote,
 				   s->res->num_qps, &s->err);
+	/* a --probe's query: the client took the GID table and closed */
+	if (ret == ECONNRESET && s->conn.is_server &&
+	    (s->peer.flags & PP_F_GIDS)) {
+		pp_err_clear(&s->err);
+		s->query_only = true;
+		return 0;
+	}
 	/* The client compares GID types: the server's is in its HELLO. */
 	if (!ret && !s->conn.is_server && s->gid_index >= 0 &&
 	    s->agreed.gid_type != PP_GID_TYPE_NONE)
@@ -368,6 +476,43 @@ static int size_done(struct pp_session *s, const struct pp_run_cfg *rc,
 	return 0;
 }
 
+/*
+ * Slack past hw_counters/lifespan: the kernel counts the caching interval
+ * in jiffies (a 10 ms lifespan is 3 jiffies at HZ 250, 12 to 16 ms).
+ */
+#define PP_COUNTERS_SLACK_MS 10
+
+/* --counters: the "after" snapshot, once the kernel's cache has expired. */
+static void counters_after(struct pp_session *s)
+{
+	struct pp_session_counters *c = &s->ctr;
+	struct pp_counters *after;
+	struct timespec ts;
+	unsigned int ms;
+
+	if (!c->have_before || c->have_mine)
+		return;
+	ms = c->before.lifespan_ms ?
+		     c->before.lifespan_ms + PP_COUNTERS_SLACK_MS :
+		     0;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (ms && nanosleep(&ts, &ts) && errno == EINTR &&
+	       !pp_signal_caught())
+		;
+	after = malloc(sizeof(*after));
+	if (!after) {
+		c->err = ENOMEM;
+		return;
+	}
+	c->err = pp_counters_read(PP_COUNTERS_SYSFS, s->caps.devname,
+				  s->caps.ib_port, after);
+	if (!c->err)
+		c->err = pp_counters_delta(&c->before, after, &c->mine);
+	c->have_mine = !c->err;
+	free(after);
+}
+
 /* --interval: each interval's figures, as text or (--json) one line. */
 static void on_interval(void *arg, const struct pp_run_interval *iv)
 {
@@ -403,8 +548,12 @@ int pp_session_run(struct pp_session *s)
 	char clock[64];
 	size_t k;
 
+	if (s->query_only)
+		return 0;
 	if (s->x->run_cfg)
 		s->x->run_cfg(s, &rc);
+	if (!rc.loop) /* the one-sided operations' loops, or ours */
+		rc.loop = pp_run_loop_of_op((enum pp_op)s->agreed.op);
 	pp_clock_init();
 	pp_trace_step(&s->trace, "clock: %s",
 		      pp_clock_name(clock, sizeof(clock)));
@@ -418,8 +567,11 @@ int pp_session_run(struct pp_session *s)
 		s->nresults = k + 1;
 		if (ret && s->x->run_failed)
 			s->x->run_failed(s);
-		if (ret)
-			return tell_peer(s, ret);
+		if (ret) {
+			ret = tell_peer(s, ret);
+			counters_after(s); /* they may say why it failed */
+			return ret;
+		}
 		ret = s->x->size_done(s, &rc, r);
 		if (s->progress && s->nsizes > 1) {
 			pp_session_print_size(s, k, s->progress);
@@ -436,6 +588,47 @@ int pp_session_run(struct pp_session *s)
 		s->err = lost;
 		ret = lost_ret;
 	}
+	counters_after(s);
+	/* both sides got here through DONE: the closing exchange */
+	if ((!ret || ret == lost_ret) && s->ctr.on && s->x->trade_counters) {
+		int cret = s->x->trade_counters(s);
+
+		if (cret)
+			ret = tell_peer(s, cret);
+	}
+	return ret;
+}
+
+/*
+ * Ours: the server sends its deltas (COUNTERS) when the client asked.  A
+ * server whose own read failed sends an empty set without directories, and
+ * says why in its own line.
+ */
+static int trade_counters(struct pp_session *s)
+{
+	struct pp_session_counters *c = &s->ctr;
+	struct pp_counters_delta *none;
+	int ret;
+
+	if (!(s->agreed.flags & PP_F_COUNTERS))
+		return 0;
+	if (!s->conn.is_server) {
+		ret = pp_hs_counters(&s->conn, NULL, &c->peer, &s->err);
+		c->have_peer = !ret;
+		return ret;
+	}
+	if (c->have_mine)
+		return pp_hs_counters(&s->conn, &c->mine, NULL, &s->err);
+	none = calloc(1, sizeof(*none));
+	if (!none) {
+		pp_err_set(&s->err, "out of memory");
+		return ENOMEM;
+	}
+	snprintf(none->dev, sizeof(none->dev), "%s", s->caps.devname);
+	none->port = s->caps.ib_port;
+	none->no_dirs = true;
+	ret = pp_hs_counters(&s->conn, none, NULL, &s->err);
+	free(none);
 	return ret;
 }
 
@@ -443,6 +636,7 @@ const struct pp_exchange pp_exchange_ours = {
 	.agree = agree,
 	.connect_qps = connect_qps,
 	.size_done = size_done,
+	.trade_counters = trade_counters,
 	.tells_peer = true,
 };
 
@@ -519,9 +713,15 @@ void pp_session_end_client(struct pp_session *s)
 		close(s->stock_fd);
 	s->stock_fd = -1;
 	s->data_phase = false;
+	s->query_only = false;
 	s->peer_addr[0] = '\0';
 	memset(&s->agreed, 0, sizeof(s->agreed));
 	memset(&s->peer_done, 0, sizeof(s->peer_done));
+	s->ctr.on = false;
+	s->ctr.have_before = false;
+	s->ctr.have_mine = false;
+	s->ctr.have_peer = false;
+	s->ctr.err = 0;
 	pp_err_clear(&s->err);
 	s->peer_told = false;
 }
@@ -604,6 +804,39 @@ void pp_session_print_result(const struct pp_session *s, FILE *f)
 	pp_report_post(f, r->posts, r->post_ns, r->post_max_ns);
 	if (s->o->histogram)
 		print_histogram(r, f);
+}
+
+/* "client: port counters rxe0:1 (...): sent_pkts +2002, ..." */
+static void print_counters_side(const struct pp_session *s, FILE *f,
+				const char *side, bool mine)
+{
+	const struct pp_session_counters *c = &s->ctr;
+	char *line;
+	size_t len = 16384;
+
+	if (mine && !c->have_mine) {
+		fprintf(f, "%s: port counters %s:%u not read: %s\n", side,
+			s->caps.devname, s->caps.ib_port,
+			strerror(c->err ? c->err : ENODATA));
+		return;
+	}
+	line = malloc(len);
+	if (!line)
+		return;
+	fprintf(f, "%s: %s\n", side,
+		pp_counters_format(mine ? &c->mine : &c->peer, line, len));
+	free(line);
+}
+
+void pp_session_print_counters(const struct pp_session *s, FILE *f)
+{
+	const char *me = s->conn.is_server ? "server" : "client";
+
+	if (!s->ctr.on)
+		return;
+	if (s->ctr.have_peer)
+		print_counters_side(s, f, pp_peer_name(&s->conn), false);
+	print_counters_side(s, f, me, true);
 }
 
 int pp_session_write_samples(struct pp_session *s)

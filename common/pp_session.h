@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pp_counters.h"
 #include "pp_dev.h"
 #include "pp_err.h"
 #include "pp_gid.h"
@@ -57,12 +58,31 @@ struct pp_exchange {
 			 struct pp_run_result *r);
 	/* a GRH only toward a peer GID this says yes to (NULL: always) */
 	bool (*grh_toward)(const uint8_t gid[16]);
+	/* the run ended (each size's DONE traded): trade the port counters'
+	 * deltas (--counters); NULL: this side's own only */
+	int (*trade_counters)(struct pp_session *s);
 	bool tells_peer; /* a failing step sends ERROR to the peer */
 	bool plain_send; /* messages carry no immediate data */
 };
 
 /* Ours: HELLO, ADDRS, READY, DONE (docs/protocol.md). */
 extern const struct pp_exchange pp_exchange_ours;
+
+/*
+ * --counters: this side's port counters over the run (pp_counters.h), and
+ * the server's as the client receives them.
+ */
+struct pp_session_counters {
+	bool on;	  /* read this side's port: its --counters, or (server)
+			   * the client asked */
+	bool have_before; /* @before was read */
+	int err;	  /* reading failed (before or after): the errno */
+	bool have_mine;	  /* @mine holds this side's deltas */
+	bool have_peer;	  /* client: @peer holds the server's */
+	struct pp_counters before;
+	struct pp_counters_delta mine;
+	struct pp_counters_delta peer;
+};
 
 struct pp_session {
 	const struct pp_exchange *x;
@@ -95,8 +115,17 @@ struct pp_session {
 	FILE *progress;	 /* a sweep: each size's line here as it ends */
 	size_t nprinted; /* ... sizes printed there so far */
 	int64_t started; /* wall clock at pp_session_open(), seconds */
+	struct pp_session_counters ctr; /* --counters */
 	struct pp_err err;
 	bool peer_told; /* the peer already has our ERROR */
+	/* client, set between open and connect (--probe): the server's GID
+	 * index to ask for (-1: the server chooses), and its GID table */
+	int want_peer_gid;
+	bool want_gids;
+	bool short_retry; /* the QPs give up sooner (struct pp_qp_cfg) */
+	/* server: the client took the GID table (GIDS) and closed: a
+	 * --probe's query, not a run */
+	bool query_only;
 	/* --rdma-core: the stock peer's connection, kept out of the run */
 	int stock_fd;
 	bool data_phase; /* ... and the stock peer is in its data loop */
@@ -172,6 +201,9 @@ int pp_session_connect_qps(struct pp_session *s);
  * QPs to RTS, post receives, and wait until both sides are ready
  * @s: a connected session
  *
+ * With --counters (or a client that asked), the port's counters are read
+ * first, before the QPs can receive anything from the peer.
+ *
  * Return: 0 or an errno, with @s->err set and the peer told.
  */
 int pp_session_setup(struct pp_session *s);
@@ -186,6 +218,14 @@ int pp_session_setup(struct pp_session *s);
  *
  * UD: an iteration whose reply did not come within the per-iteration
  * deadline is lost; the run goes on, and DONE tells the server how many.
+ *
+ * --counters (or, on the server, a client that asked for them): the port's
+ * counters were read by pp_session_setup() before READY, and are read
+ * again after the last size (after the kernel's caching interval,
+ * pp_counters.h), also when the run fails; after
+ * a run that ended with DONE the exchange's trade_counters() brings the
+ * server's deltas to the client (ours: COUNTERS).  A counter, or a whole
+ * port, that cannot be read is no error: @s->ctr says so.
  *
  * Return: 0 when every iteration completed (and, with -c, every byte
  * matched); ETIMEDOUT when UD iterations were lost ("lost 3 of 1000
@@ -216,6 +256,18 @@ void pp_session_print_addrs(const struct pp_session *s, FILE *f);
  * @f: stream
  */
 void pp_session_print_result(const struct pp_session *s, FILE *f);
+
+/**
+ * pp_session_print_counters() - --counters: the port counters that moved,
+ * one line per side, after the results: on the client "server: port
+ * counters ..." (from COUNTERS) then "client: port counters ..."; on the
+ * server its own line; a side whose counters could not be read says why
+ * @s: a session after pp_session_run()
+ * @f: stream
+ *
+ * Prints nothing when this side did not read its counters.
+ */
+void pp_session_print_counters(const struct pp_session *s, FILE *f);
 
 /**
  * pp_session_write_samples() - --samples: every round trip of the run, as

@@ -180,6 +180,13 @@ char *pp_trace_mask_names(int mask, char *buf, size_t len)
 			 sizeof(mask_bits) / sizeof(mask_bits[0]), buf, len);
 }
 
+char *pp_trace_access(unsigned int access, char *buf, size_t len)
+{
+	return bits_text(access, access_bits,
+			 sizeof(access_bits) / sizeof(access_bits[0]), buf,
+			 len);
+}
+
 /* A duration in microseconds as "67.1 ms". */
 static void duration(double us, char *buf, size_t len)
 {

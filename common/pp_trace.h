@@ -81,4 +81,14 @@ void pp_trace_msg(struct pp_trace *tr, const char *dir, const char *type,
  */
 char *pp_trace_mask_names(int mask, char *buf, size_t len);
 
+/**
+ * pp_trace_access() - IBV_ACCESS_* bits as "IBV_ACCESS_LOCAL_WRITE|..."
+ * @access: the bits; unknown ones are written in hex
+ * @buf: output; cut when too small
+ * @len: room in @buf
+ *
+ * Return: @buf; "0" for none.
+ */
+char *pp_trace_access(unsigned int access, char *buf, size_t len);
+
 #endif /* PP_TRACE_H */

@@ -7,6 +7,7 @@
  */
 #include <stddef.h>
 
+#include "pp_op.h"
 #include "pp_transport.h"
 
 #define INIT_CONN \
@@ -25,7 +26,12 @@
 /* the XRC receive QP has no send queue: the kernel wants just these */
 #define RTS_XRC_RECV (IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT)
 
-#define OPS_RC (PP_OP_SEND | PP_OP_WRITE | PP_OP_READ | PP_OP_ATOMIC)
+#define OPS_UC                                            \
+	(PP_OP_BIT(PP_OP_SEND) | PP_OP_BIT(PP_OP_WRITE) | \
+	 PP_OP_BIT(PP_OP_WRITE_IMM))
+#define OPS_RC                                                         \
+	(OPS_UC | PP_OP_BIT(PP_OP_READ) | PP_OP_BIT(PP_OP_FETCH_ADD) | \
+	 PP_OP_BIT(PP_OP_CMP_SWAP))
 
 static const struct pp_transport_desc transports[] = {
 	{
@@ -47,7 +53,7 @@ static const struct pp_transport_desc transports[] = {
 		.default_qps = 1,
 		.qp_type = IBV_QPT_UC,
 		.lossy = true, /* nothing resends a lost message */
-		.ops = PP_OP_SEND | PP_OP_WRITE,
+		.ops = OPS_UC,
 		.mask = { INIT_CONN, RTR_CONN, RTS_UNREL },
 	},
 	{
@@ -59,7 +65,7 @@ static const struct pp_transport_desc transports[] = {
 		.qp_type = IBV_QPT_UD,
 		.lossy = true,
 		.datagram = true,
-		.ops = PP_OP_SEND,
+		.ops = PP_OP_BIT(PP_OP_SEND),
 		.mask = { INIT_UD, IBV_QP_STATE, RTS_UNREL },
 	},
 	{

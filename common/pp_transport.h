@@ -39,13 +39,8 @@ enum pp_transport {
 #define PP_TR_FIRST PP_TR_RC
 #define PP_TR_LAST PP_TR_XRC
 
-/* The operations a message may be sent with (bits of .ops). */
-enum pp_op {
-	PP_OP_SEND = 1u << 0,	/* send with immediate data */
-	PP_OP_WRITE = 1u << 1,	/* RDMA write (with immediate) */
-	PP_OP_READ = 1u << 2,	/* RDMA read */
-	PP_OP_ATOMIC = 1u << 3, /* fetch-and-add, compare-and-swap */
-};
+/* The bit of an operation (enum pp_op, pp_op.h) in .ops. */
+#define PP_OP_BIT(op) (1u << (op))
 
 /* The transitions of a QP, in order (pp_qp.h). */
 enum pp_qp_step { PP_QP_INIT, PP_QP_RTR, PP_QP_RTS, PP_QP_NSTEPS };
@@ -74,7 +69,7 @@ struct pp_transport_desc {
 	 */
 	bool datagram;
 	bool xrc;	  /* a send QP and a receive QP per connection */
-	unsigned int ops; /* enum pp_op bits this transport allows */
+	unsigned int ops; /* PP_OP_BIT()s of the operations it allows */
 	/*
 	 * The ibv_modify_qp() masks of each transition (enum pp_qp_step) of
 	 * its QP (XRC: of the send QP); a step with mask 0 is not taken.

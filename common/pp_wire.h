@@ -87,8 +87,9 @@ enum pp_msg_type {
 /*
  * HELLO flags, one per FLAG line of PP_PARAMS: PP_F_VALIDATE (-c: both
  * sides fill and check patterns), PP_F_SWEEP (-a: every size from 1 up to
- * size), PP_F_NO_INLINE (--no-inline: never send inline).  Any other bit
- * is a decode error.
+ * size), PP_F_NO_INLINE (--no-inline: never send inline), PP_F_COUNTERS
+ * (--counters: the server sends its port counters' deltas in COUNTERS after
+ * the last DONE).  Any other bit is a decode error.
  */
 #define PP_HELLO_FLAG_BIT(name, opt, bit_name, bit, ...) bit_name = bit,
 enum pp_hello_flag {

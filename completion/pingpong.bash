@@ -18,6 +18,7 @@
 #                  device and port given on the line, or of the device the
 #                  tool would pick (the first with the port active) and port 1
 #   -m, --mtu      256 512 1024 2048 4096
+#   --op           send write write-imm read fetch-add cmp-swap
 #   --samples, --xrc-domain: files; -b and the server's host: host names
 # Both "--ib-dev mlx5_0" and "--ib-dev=mlx5_0" work.
 #
@@ -100,6 +101,9 @@ _pingpong_values()
 	mtu)
 		printf '%s\n' 256 512 1024 2048 4096
 		;;
+	op)
+		printf '%s\n' send write write-imm read fetch-add cmp-swap
+		;;
 	esac
 }
 
@@ -138,7 +142,7 @@ _pingpong_complete()
 		fi
 	done <<<"$spec"
 	case $kind in
-	device | port | gid | mtu)
+	device | port | gid | mtu | op)
 		mapfile -t COMPREPLY < <(compgen -W "$(_pingpong_values "$kind")" \
 			-- "$cur")
 		;;

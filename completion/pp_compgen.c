@@ -14,6 +14,7 @@
  *   port    the ports of the device given with -d (or the default one)
  *   gid     the populated GID indexes of that device and port
  *   mtu     the five IB MTUs
+ *   op      the operations of --op (pp_op.h)
  *   file    file names
  *   host    host names
  *   value   a value we cannot guess (a number): nothing
@@ -39,6 +40,8 @@ static const char *value_kind(const struct pp_opt_info *o)
 		return "gid";
 	case PP_OPT_MTU:
 		return "mtu";
+	case PP_OPT_OP:
+		return "op";
 	case PP_OPT_BIND:
 		return "host";
 	default:

@@ -13,6 +13,12 @@
 #             masks (the GRH with the client's --hop-limit, --tclass and
 #             --flow-label, which the server adopts), the handshake
 #             messages, and the time of each step
+#   netdev-down  a VLAN on the rxe netdev, with an address, taken down: its
+#             RoCE v2 GID stays in the table (seen on Debian 12's kernel);
+#             a client with -g on it fails at RTR (Network is unreachable),
+#             and its line says the GID's netdev is down and what to do; the
+#             server's RTR toward that address cannot resolve a MAC (its line
+#             says so, or relays the client's)
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -117,7 +123,7 @@ trace)
 		"trace: traffic class"
 	pp_expect_grep '^    ah_attr.grh.flow_label +0x12345$' "$log" \
 		"trace: flow label"
-	pp_expect_grep '\] parameters: size [0-9]+, .*, hop limit 5, traffic class 32, P_Key index 0, flow label 74565, ' \
+	pp_expect_grep '\] parameters: operation send, size [0-9]+, .*, hop limit 5, traffic class 32, P_Key index 0, flow label 74565, ' \
 		"$log" "trace: the agreed parameters"
 	pp_expect_grep '^    timeout +14 \(4.096 us' "$log" "trace: timeout"
 	pp_expect_grep '^    retry_cnt +7$' "$log" "trace: retry count"
@@ -129,6 +135,33 @@ trace)
 	if grep -q 'modify QP' "$PP_LOGS/server"; then
 		pp_fail "the server traced without --trace"
 	fi
+	;;
+netdev-down)
+	PATH=$PATH:/usr/sbin:/sbin
+	port=/sys/class/infiniband/$PP_DEV/ports/1
+	read -r nd <"$port/gid_attrs/ndevs/1"
+	vl=$nd.100
+	pp_on_exit "ip link del $vl"
+	ip link add link "$nd" name "$vl" type vlan id 100
+	ip addr add 10.99.3.1/24 dev "$vl"
+	ip link set "$vl" up
+	n=$(pp_wait_gid 10.99.3.1 "$vl") || pp_fail "no GID for 10.99.3.1 on $vl"
+	ip link set "$vl" down
+	sleep 0.5
+	n=$(pp_gid_of 10.99.3.1 "$vl")
+	if [[ -z $n ]]; then
+		pp_fail "the GID of 10.99.3.1 left the table when $vl went down: this case needs another way to make RTR meet a down netdev"
+		pp_show_gids
+		pp_finish
+	fi
+	echo "GID index $n: 10.99.3.1 on $vl, which is down"
+	run_pair rc_pingpong -- -g "$n" -n 10 -T 10
+	pp_expect_status "$cst" 1 "client with -g $n (on $vl, down)"
+	pp_expect_status "$sst" 1 "server"
+	pp_expect_grep "^rc_pingpong: modify QP 0x[0-9a-f]{6} to RTR failed: [^(]+ \(GID index $n is on $vl, which is down: bring it up \(ip link set $vl up\) or choose the GID of an interface that is up \(--show-gids\)\)\$" \
+		"$PP_LOGS/client" "client: RTR failed, and the line says the GID's netdev is down"
+	pp_expect_grep "^rc_pingpong: (modify QP 0x[0-9a-f]{6} to RTR failed: Connection timed out \(the kernel could not resolve the peer's GID to a MAC address in time|client: modify QP 0x[0-9a-f]{6} to RTR failed: .*which is down)" \
+		"$PP_LOGS/server" "server: its RTR could not resolve the client's address, or it relays the client's line"
 	;;
 *)
 	echo "FAIL: unknown case $case_"

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""hostile_peer.py MODE HOST PORT: play a bad client against a server.
+"""hostile_peer.py MODE HOST PORT [N]: play a bad client against a server.
 
 MODE is one of
   garbage     64 random bytes (fixed seed): not our protocol at all
@@ -8,6 +8,13 @@ MODE is one of
   badversion  a HELLO of protocol version 5 (ours is 4)
   silent      connect and send nothing; wait (at most 30 s) for the server
   close       connect and close at once
+  uc-read     a good HELLO of rc_pingpong asking for RDMA Read on UC
+  ud-write    a good HELLO of ud_pingpong asking for RDMA Write on UD
+  atomic-16   a good HELLO of rc_pingpong asking for a 16-byte fetch-add
+              (these three: what our client refuses to send; the server
+              must refuse them too, naming the rule)
+  peergid N   a valid rc_pingpong HELLO (RoCE, active MTU 1024) asking for
+              the server's GID index N (peer_gid_index, --probe's rows)
 
 Prints what the server answered: "ERROR: <text>" for an ERROR record,
 "EOF" when it closed without one (silent: "EOF after 2003 ms").  Exit 0
@@ -34,6 +41,24 @@ def header(version, mtype, length):
 def hello_body():
     # the body does not matter: every case is refused before it is decoded
     return bytes(64)
+
+
+def hello(tool, transport, op=0, size=4096, link_layer=0, gid_index=0xFFFF,
+          gid_type=0, peer_gid_index=0xFFFF):
+    """A HELLO body that decodes (pp_wire.h's layout, version 4)."""
+    return struct.pack(
+        ">BBHIQQIIBBHHBBIIBBHIBBHI",
+        tool, transport, 0, 0, size, 10, 500, 1,  # flags, mtu, size, iters
+        0, link_layer, 1024, gid_index, gid_type, 0,  # sl, link, active MTU, GID
+        0, 0, 64, 0, 0, 0,  # warmup, duration, hop limit, tclass, P_Key, flow
+        op, 0, peer_gid_index, 0)  # op, reserved, peer_gid_index, reserved
+
+
+OP_CASES = {
+    "uc-read": (1, 2, 3, 4096),
+    "ud-write": (2, 3, 1, 1024),
+    "atomic-16": (1, 1, 4, 16),
+}
 
 
 def read_answer(s):
@@ -73,6 +98,13 @@ def main():
         answer = read_answer(s)
         print("%s after %d ms" % (answer, (time.monotonic() - t0) * 1000))
         return
+    elif mode in OP_CASES:
+        s.sendall(header(VERSION, HELLO, 64) + hello(*OP_CASES[mode]))
+    elif mode == "peergid":
+        # rc on Ethernet, its GID 1 RoCE v2, asking for the server's GID N
+        s.sendall(header(VERSION, HELLO, 64) + hello(
+            1, 1, link_layer=2, gid_index=1, gid_type=3,
+            peer_gid_index=int(sys.argv[4])))
     elif mode == "close":
         s.close()
         print("closed")

@@ -44,9 +44,10 @@ rm -rf "$dir"
 v=0004    # PP_WIRE_VERSION
 next=0005 # a version from the future
 # 48 hop limit 64, 49 traffic class, 50 P_Key index, 52 flow label,
-# 56 reserved, 58 peer_gid_index (ffff: the server chooses), 60 reserved
-grh="40 00 0000 00000000 0000 ffff 00000000"
-grh_set="05 6a 0001 000abcde 0000 0003 00000000"
+# 56 op (0 send, 3 read), 57 reserved, 58 peer_gid_index (ffff: the server
+# chooses), 60 reserved
+grh="40 00 0000 00000000 00 00 ffff 00000000"
+grh_set="05 6a 0001 000abcde 03 00 0003 00000000"
 z232=$(printf '00%.0s' {1..232})
 hello="01 01 0001 00000400 0000000000001000 00000000000003e8 000001f4
 	00000001 00 02 0400 0001 03 00 0000000a 00000000 $grh"
@@ -112,6 +113,8 @@ seed_args fuzz_opts server -s 4096 -c -e
 seed_args fuzz_opts client --size=1M -n 100 --chk 192.0.2.1
 seed_args fuzz_opts uc --uc -m 1024 -g 0 -T 30 host
 seed_args fuzz_opts srq-qps -q 32 -r 16
+seed_args fuzz_opts op-read --op read -a -s 64K host
+seed_args fuzz_opts op-uc-read --uc --op read host
 seed_args fuzz_opts xrc --xrc-domain=/tmp/d -q 4 -b ::1 -d rxe0 -i 1 -l 3
 seed_args fuzz_opts help -p 1 -h -s 0
 seed_args fuzz_opts bad -s -1 --mtu 1000 --bogus

@@ -125,6 +125,8 @@ expect "" rc_pingpong -d nosuch -g ""
 # -m, and values there is nothing to offer for
 expect "1024 2048 256 4096 512" rc_pingpong -m ""
 expect "1024" xrc_pingpong --mtu 1
+expect "write write-imm" rc_pingpong --op wr
+expect "--op=cmp-swap" ud_pingpong --op=cm
 expect "" rc_pingpong -s ""
 expect "" rc_pingpong -n 1
 expect "$tmp/samples.csv" rc_pingpong --samples "$tmp/sam"

@@ -149,7 +149,7 @@ static void expect_doc(const char *text, const char *checks)
 
 /* Every field of schema 1 (docs/measurement.md), as Python. */
 static const char fields[] =
-	"top = [\"schema\", \"version\", \"software\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"status\"]\n"
+	"top = [\"schema\", \"version\", \"software\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"counters\", \"status\"]\n"
 	"assert sorted(d) == sorted(top), sorted(d)\n"
 	"assert d[\"schema\"] == 1\n"
 	"sw = d[\"software\"]\n"
@@ -157,7 +157,7 @@ static const char fields[] =
 	"assert all(v is None or (isinstance(v, str) and v) for v in sw.values()), sw\n"
 	"assert sw[\"libibverbs_built\"] is not None, sw\n"
 	"assert sorted(d[\"device\"]) == sorted([\"name\", \"port\", \"link_layer\", \"lid\", \"active_mtu\", \"gid_index\", \"gid\", \"gid_type\", \"gid_auto\"])\n"
-	"assert sorted(d[\"params\"]) == sorted([\"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey_index\", \"flow_label\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"timeout_ms\", \"tcp_port\", \"interval_s\"])\n"
+	"assert sorted(d[\"params\"]) == sorted([\"op\", \"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey_index\", \"flow_label\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"counters\", \"timeout_ms\", \"tcp_port\", \"interval_s\"])\n"
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
 	"assert sorted(d[\"status\"]) == [\"error\", \"exit\"]\n"
 	"for r in d[\"results\"]:\n"
@@ -189,6 +189,7 @@ START_TEST(test_sweep_document)
 			"assert dev[\"active_mtu\"] == 1024 and dev[\"gid_index\"] == 1 and dev[\"gid\"] == \"::ffff:10.99.0.1\"\n"
 			"assert dev[\"gid_type\"] == \"RoCE v2\" and dev[\"gid_auto\"] is True\n"
 			"p = d[\"params\"]\n"
+			"assert p[\"op\"] == \"send\", p[\"op\"]\n"
 			"assert p[\"sweep\"] is True and p[\"size\"] == 4 and p[\"iters\"] == 100 and p[\"warmup\"] == 5\n"
 			"assert p[\"duration_s\"] is None and p[\"mtu\"] == 1024 and p[\"inline\"] is True\n"
 			"assert p[\"tcp_port\"] == 18515 and p[\"timeout_ms\"] == 5000\n"
@@ -213,7 +214,8 @@ START_TEST(test_sweep_document)
 			"    assert post[\"posts\"] == 100, post\n"
 			"    assert abs(post[\"mean\"] - (2 + 0.5 * k)) < 1e-9, post\n"
 			"    assert abs(post[\"max\"] - (9 + k / 1000)) < 1e-9, post\n"
-			"assert d[\"status\"] == {\"exit\": 0, \"error\": None}\n",
+			"assert d[\"status\"] == {\"exit\": 0, \"error\": None}\n"
+			"assert d[\"counters\"] is None and p[\"counters\"] is False\n",
 			fields),
 		0);
 	expect_doc(text, checks);
@@ -366,6 +368,70 @@ START_TEST(test_no_samples_document)
 }
 END_TEST
 
+/*
+ * --counters on the client: both sides' deltas, the server's from COUNTERS;
+ * on the server its own, and the client's null; a side whose read failed
+ * says why.
+ */
+START_TEST(test_counters_document)
+{
+	struct pp_counters_delta *mine = &s.ctr.mine, *peer = &s.ctr.peer;
+	char *text;
+
+	session_sweep();
+	s.agreed.flags |= PP_F_COUNTERS;
+	s.ctr.on = true;
+	s.ctr.have_mine = true;
+	s.ctr.have_peer = true;
+	snprintf(mine->dev, sizeof(mine->dev), "rxe0");
+	mine->port = 1;
+	mine->n = 2;
+	mine->d[0] =
+		(struct pp_counter_delta){ .name = "rcvd_seq_err", .delta = 3 };
+	mine->d[1] =
+		(struct pp_counter_delta){ .name = "sent_pkts", .delta = 2002 };
+	*peer = *mine;
+	peer->d[0].delta = 0;
+	peer->d[1] = (struct pp_counter_delta){ .name = "sent_pkts",
+						.flags = PP_CTR_WRAPPED,
+						.delta = 7 };
+	text = doc_text(0, NULL);
+	expect_doc(
+		text,
+		"assert d[\"params\"][\"counters\"] is True\n"
+		"c = d[\"counters\"]\n"
+		"assert sorted(c) == [\"client\", \"server\"], c\n"
+		"assert c[\"client\"][\"device\"] == \"rxe0\" and c[\"client\"][\"port\"] == 1\n"
+		"assert c[\"client\"][\"scope\"] == \"port\"\n"
+		"assert c[\"client\"][\"counters\"] == {\"rcvd_seq_err\": 3, \"sent_pkts\": 2002}, c\n"
+		"assert c[\"server\"][\"counters\"] == {\"rcvd_seq_err\": 0, \"sent_pkts\": 7}, c\n"
+		"assert c[\"server\"][\"wrapped\"] == [\"sent_pkts\"], c\n");
+	free(text);
+
+	/* the server: its own line only */
+	s.conn.is_server = true;
+	o.host = NULL;
+	s.ctr.have_peer = false;
+	text = doc_text(0, NULL);
+	expect_doc(
+		text,
+		"c = d[\"counters\"]\n"
+		"assert c[\"client\"] is None, c\n"
+		"assert c[\"server\"][\"counters\"][\"sent_pkts\"] == 2002, c\n");
+	free(text);
+
+	/* its port could not be read */
+	s.ctr.have_mine = false;
+	s.ctr.err = EACCES;
+	text = doc_text(0, NULL);
+	expect_doc(
+		text,
+		"c = d[\"counters\"]\n"
+		"assert c[\"server\"] == {\"device\": \"rxe0\", \"port\": 1, \"error\": \"Permission denied\"}, c\n");
+	free(text);
+}
+END_TEST
+
 static Suite *doc_suite(void)
 {
 	Suite *su = suite_create("doc");
@@ -377,6 +443,7 @@ static Suite *doc_suite(void)
 	tcase_add_test(tc, test_no_device_samples);
 	tcase_add_test(tc, test_partial_sweep_document);
 	tcase_add_test(tc, test_no_samples_document);
+	tcase_add_test(tc, test_counters_document);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -172,13 +172,17 @@ START_TEST(hello_describe)
 
 	ck_assert_str_eq(
 		pp_hello_describe(&h, buf, sizeof(buf)),
-		"size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key index 0, flow label 703710, QPs 1, data validation on, inline sends off");
+		"operation send, size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key index 0, flow label 703710, QPs 1, data validation on, inline sends off, port counters off");
 	h.mtu = 1024;
 	ck_assert_ptr_nonnull(strstr(pp_hello_describe(&h, buf, sizeof(buf)),
 				     ", MTU 1024, "));
 	/* cut, never overrun */
 	ck_assert_str_eq(pp_hello_describe(&h, small, sizeof(small)),
-			 "size 4096");
+			 "operation");
+	/* the operation by its name */
+	h.op = PP_OP_FETCH_ADD;
+	ck_assert_ptr_nonnull(strstr(pp_hello_describe(&h, buf, sizeof(buf)),
+				     "operation fetch-add, size 4096"));
 }
 END_TEST
 
@@ -198,6 +202,37 @@ START_TEST(adopt_explicit_equal_is_fine)
 	set_opt(&srv.o, PP_OPT_CHECK);
 	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(agreed.num_qps, 16);
+}
+END_TEST
+
+/*
+ * --counters is not a parameter the server imposes: given on the server
+ * alone it reads its own port and refuses nobody; given by the client, the
+ * server adopts it (and sends its deltas in COUNTERS).
+ */
+START_TEST(adopt_counters)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	side_init(&cl, PP_TOOL_RC, 1024);
+	set_opt(&srv.o, PP_OPT_COUNTERS);
+	srv.o.counters = true;
+	side_rebuild(&srv);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.flags & PP_F_COUNTERS, 0);
+
+	cl.o.counters = true;
+	side_rebuild(&cl);
+	ck_assert_uint_eq(cl.h.flags, PP_F_COUNTERS);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.flags & PP_F_COUNTERS, PP_F_COUNTERS);
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.flags & PP_F_COUNTERS, PP_F_COUNTERS);
 }
 END_TEST
 
@@ -337,6 +372,50 @@ static void mm_uc(struct side *srv, struct side *cl)
 	srv->o.transport = PP_TR_UC;
 }
 
+/* Issue 17: the operation is adopted; an explicit one must match. */
+static void mm_op(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_OP);
+	srv->o.op = PP_OP_WRITE;
+	cl->o.op = PP_OP_READ;
+}
+
+/* A HELLO the client's parser would have refused: the server refuses it. */
+static void mm_op_uc_read(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.transport = PP_TR_UC;
+	cl->o.op = PP_OP_READ;
+}
+
+static void mm_op_ud_write(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.op = PP_OP_WRITE;
+}
+
+static void mm_op_atomic_size(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.op = PP_OP_FETCH_ADD;
+	cl->o.size = 16;
+}
+
+static void mm_op_atomic_sweep(struct side *srv, struct side *cl)
+{
+	(void)srv;
+	cl->o.op = PP_OP_CMP_SWAP;
+	cl->o.size = 8;
+	cl->o.sweep = true;
+	cl->o.set |= PP_OPT_BIT(PP_OPT_SIZE);
+}
+
+static void mm_op_server_events(struct side *srv, struct side *cl)
+{
+	srv->o.use_event = true;
+	cl->o.op = PP_OP_WRITE;
+}
+
 static void mm_check(struct side *srv, struct side *cl)
 {
 	(void)cl;
@@ -462,6 +541,18 @@ static const struct mismatch mismatches[] = {
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_uc, "transport: client rc, server uc" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_check,
 	  "data validation: client off, server on" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_op,
+	  "operation: client read, server write" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_op_uc_read,
+	  "--op read: not on uc: an unreliable connection carries Send and RDMA Write only (no RDMA Read or atomics on UC)" },
+	{ PP_TOOL_UD, PP_TOOL_UD, mm_op_ud_write,
+	  "--op write: not on ud: a datagram transport carries Send only (no remote memory access on UD)" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_op_atomic_size,
+	  "--op fetch-add: an atomic works on one aligned 8-byte word: use -s 8 (asked -s 16)" },
+	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_op_atomic_sweep,
+	  "--op cmp-swap: an atomic works on one aligned 8-byte word: use -s 8 without -a" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_op_server_events,
+	  "operation write with the server's -e/--events" },
 	{ PP_TOOL_RC, PP_TOOL_UD, mm_none,
 	  "transport binary: client ud_pingpong, server rc_pingpong" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_foreign_transport,
@@ -835,6 +926,17 @@ static void addr_fill(struct pp_addr *a, uint32_t n, uint32_t seed)
 }
 
 /* A whole handshake: the server adopts, then ADDRS, READY, DONE. */
+/* The server's port counters in the closing exchange of a full run. */
+static const struct pp_counters_delta full_run_counters = {
+	.dev = "rxe0",
+	.port = 1,
+	.n = 2,
+	.d = { { .name = "rcvd_seq_err", .delta = 3 },
+	       { .name = "sent_pkts",
+		 .flags = PP_CTR_WRAPPED,
+		 .delta = 1ULL << 33 } },
+};
+
 static int srv_full_run(const struct pp_conn *c, const void *arg,
 			struct pp_err *err)
 {
@@ -878,7 +980,7 @@ static int srv_full_run(const struct pp_conn *c, const void *arg,
 			   (unsigned long long)peer_done.completed);
 		return EDOM;
 	}
-	return 0;
+	return pp_hs_counters(c, &full_run_counters, NULL, err);
 }
 
 /* bind address (NULL: dual stack), host to connect to */
@@ -892,6 +994,7 @@ START_TEST(sock_full_run)
 {
 	struct pp_addr mine[2], theirs[2], want[2];
 	struct pp_done done = { .completed = 42 }, peer_done;
+	struct pp_counters_delta *ctr = calloc(1, sizeof(*ctr));
 	struct pp_hello agreed;
 	struct pp_err err;
 	struct pp_conn c;
@@ -901,6 +1004,7 @@ START_TEST(sock_full_run)
 	uint32_t port;
 	int lfd, status;
 
+	ck_assert_ptr_nonnull(ctr);
 	port = listen_free(full_runs[_i][0], &lfd);
 	ch = start_server(lfd, srv_full_run, NULL, 3000);
 
@@ -926,7 +1030,14 @@ START_TEST(sock_full_run)
 	ck_assert_msg(pp_hs_done(&c, &done, &peer_done, &err) == 0, "%s",
 		      err.msg);
 	ck_assert_uint_eq(peer_done.completed, 7);
+	ck_assert_msg(pp_hs_counters(&c, NULL, ctr, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(ctr->dev, "rxe0");
+	ck_assert_uint_eq(ctr->n, 2);
+	ck_assert_str_eq(ctr->d[1].name, "sent_pkts");
+	ck_assert_uint_eq(ctr->d[1].delta, 1ULL << 33);
+	ck_assert_uint_eq(ctr->d[1].flags, PP_CTR_WRAPPED);
 	close(c.fd);
+	free(ctr);
 
 	status = collect(&ch, &r);
 	ck_assert_msg(status == 0 && r.rc == 0, "server: %d %s", r.rc, r.msg);
@@ -1505,6 +1616,7 @@ static Suite *hs_suite(void)
 	tcase_add_test(pure, adopt_client_params);
 	tcase_add_test(pure, hello_describe);
 	tcase_add_test(pure, adopt_explicit_equal_is_fine);
+	tcase_add_test(pure, adopt_counters);
 	tcase_add_loop_test(pure, adopt_path_mtu, 0,
 			    (int)(sizeof(mtu_cases) / sizeof(mtu_cases[0])));
 	tcase_add_loop_test(pure, adopt_mismatch, 0, N_MISMATCHES);

@@ -272,6 +272,47 @@ START_TEST(test_parse_uc)
 }
 END_TEST
 
+/* Issue 17: --op, a word; each transport's rule at the command line. */
+START_TEST(test_parse_op)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "host");
+	ck_assert_uint_eq(o.op, PP_OP_SEND);
+	expect_ok(&o, PP_TOOL_RC, "--op write-imm -e host");
+	ck_assert_uint_eq(o.op, PP_OP_WRITE_IMM);
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_OP));
+	expect_ok(&o, PP_TOOL_RC, "--op=read -a -s 1M host");
+	ck_assert_uint_eq(o.op, PP_OP_READ);
+	expect_ok(&o, PP_TOOL_RC, "--uc --op write");
+	/* an atomic without -s: its 8 bytes */
+	expect_ok(&o, PP_TOOL_SRQ, "--op fetch-add host");
+	ck_assert_uint_eq(o.op, PP_OP_FETCH_ADD);
+	ck_assert_uint_eq(o.size, 8);
+	expect_ok(&o, PP_TOOL_RC, "--op cmp-swap -s 8");
+
+	expect_fail(PP_TOOL_RC, "--op rdma-write", EINVAL,
+		    "invalid value 'rdma-write' for --op: expected send, write",
+		    NULL);
+	expect_fail(
+		PP_TOOL_RC, "--uc --op read", EINVAL,
+		"--op read: not on uc: an unreliable connection carries Send and RDMA Write only",
+		NULL);
+	expect_fail(
+		PP_TOOL_UD, "--op write-imm", EINVAL,
+		"--op write-imm: not on ud: a datagram transport carries Send only",
+		NULL);
+	expect_fail(PP_TOOL_RC, "--op fetch-add -s 16", EINVAL,
+		    "use -s 8 (asked -s 16)", NULL);
+	expect_fail(PP_TOOL_RC, "--op cmp-swap -a", EINVAL,
+		    "use -s 8 without -a", NULL);
+	expect_fail(PP_TOOL_RC, "--op write -e", EINVAL, "no event to sleep on",
+		    "--op write-imm");
+	expect_fail(PP_TOOL_RC, "--op read --rdma-core", EINVAL,
+		    "--op is not available with --rdma-core", NULL);
+}
+END_TEST
+
 START_TEST(test_parse_size_suffixes)
 {
 	struct pp_opts o;
@@ -638,6 +679,8 @@ START_TEST(test_usage_rc)
 		"--show-gids",
 		"--trace",
 		"first device with an active port",
+		"--op=OP",
+		"(default send)",
 	};
 	char *text = usage_of(PP_TOOL_RC);
 	size_t i;
@@ -827,6 +870,40 @@ START_TEST(test_err_measure)
 }
 END_TEST
 
+/* --probe: rc_pingpong's client only; what it chooses itself is refused. */
+START_TEST(test_probe)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "--probe host");
+	ck_assert(o.probe);
+	ck_assert_str_eq(o.host, "host");
+	expect_ok(&o, PP_TOOL_RC, "--probe -n 5 --json -T 3 -d rxe0 host");
+	ck_assert(o.probe && o.json);
+	expect_ok(&o, PP_TOOL_RC, "host");
+	ck_assert(!o.probe);
+	expect_fail(PP_TOOL_RC, "--probe", EINVAL, "--probe is a client option",
+		    "--persistent");
+	expect_fail(PP_TOOL_RC, "--probe -g 1 host", EINVAL,
+		    "-g/--gid-idx is not available with --probe", NULL);
+	expect_fail(PP_TOOL_RC, "--probe -m 1024 host", EINVAL, "-m/--mtu",
+		    "--probe");
+	expect_fail(PP_TOOL_RC, "--probe --uc host", EINVAL, "--uc", "--probe");
+	expect_fail(PP_TOOL_RC, "--probe --persistent host", EINVAL,
+		    "--persistent", "--probe");
+	expect_fail(PP_TOOL_RC, "--probe -a host", EINVAL, "-a/--all",
+		    "--probe");
+	expect_fail(PP_TOOL_RC, "--probe --rdma-core host", EINVAL, "--probe",
+		    "--rdma-core");
+	expect_fail(PP_TOOL_UD, "--probe host", EINVAL,
+		    "unknown option '--probe' for ud_pingpong", NULL);
+	expect_fail(PP_TOOL_SRQ, "--probe host", EINVAL, "unknown option",
+		    NULL);
+	expect_fail(PP_TOOL_XRC, "--probe host", EINVAL, "unknown option",
+		    NULL);
+}
+END_TEST
+
 /* Issue 14: the GRH and the partition, with their bounds and defaults. */
 START_TEST(test_grh_options)
 {
@@ -879,6 +956,30 @@ START_TEST(test_measure_rdma_core_inline)
 }
 END_TEST
 
+/* Issue 15: --counters, every tool, both roles; with a stock peer too. */
+START_TEST(test_parse_counters)
+{
+	static const enum pp_tool tools[] = { PP_TOOL_RC, PP_TOOL_UD,
+					      PP_TOOL_SRQ, PP_TOOL_XRC };
+	struct pp_opts o;
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		expect_ok(&o, tools[i], "");
+		ck_assert(!o.counters);
+		expect_ok(&o, tools[i], "--counters");
+		ck_assert(o.counters && !o.host);
+		ck_assert(o.set & PP_OPT_BIT(PP_OPT_COUNTERS));
+		expect_ok(&o, tools[i], "--counters h");
+		ck_assert(o.counters);
+		ck_assert_str_eq(o.host, "h");
+	}
+	/* each side reads its own port: a stock peer does not prevent it */
+	expect_ok(&o, PP_TOOL_RC, "--rdma-core --counters h");
+	ck_assert(o.counters && o.rdma_core);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -895,7 +996,9 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_parse_inspect_flags);
 	tcase_add_test(tc, test_parse_measure);
 	tcase_add_test(tc, test_err_measure);
+	tcase_add_test(tc, test_probe);
 	tcase_add_test(tc, test_measure_rdma_core_inline);
+	tcase_add_test(tc, test_parse_counters);
 	tcase_add_test(tc, test_measure_rdma_core_output);
 	tcase_add_test(tc, test_grh_options);
 	tcase_add_test(tc, test_man_matches_usage);
@@ -919,6 +1022,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_mtu_valid);
 	tcase_add_test(tc, test_usage_rc);
 	tcase_add_test(tc, test_usage_ud);
+	tcase_add_test(tc, test_parse_op);
 	tcase_add_test(tc, test_usage_srq_xrc);
 	tcase_add_test(tc, test_usage_matches_parser);
 	suite_add_tcase(s, tc);

@@ -60,7 +60,7 @@ START_TEST(test_flag_bits)
 #undef BIT
 	ck_assert_uint_eq(seen | PP_F_GIDS, PP_F_ALL);
 	ck_assert_uint_eq(seen & PP_F_GIDS, 0);
-	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(n, 4);
 }
 END_TEST
 

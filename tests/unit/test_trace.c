@@ -75,8 +75,13 @@ START_TEST(rc_rtr)
 	char *text;
 	int mask;
 
+	/* the server of a read: it answers one RDMA Read at a time */
+	struct pp_qp_cfg cfg = rc_roce;
+
+	cfg.op = PP_OP_READ;
+	cfg.is_server = true;
 	remote_init(&remote);
-	mask = pp_qp_attr(&rc_roce, PP_QP_RTR, 0x123456, &remote, &attr);
+	mask = pp_qp_attr(&cfg, PP_QP_RTR, 0x123456, &remote, &attr);
 	trace_start(&tr, &s);
 	pp_trace_qp(&tr, 0x11, pp_qp_step_name(PP_QP_RTR), &attr, mask);
 	text = trace_text(&s);
@@ -113,7 +118,11 @@ START_TEST(rc_rts)
 	char *text;
 	int mask;
 
-	mask = pp_qp_attr(&rc_roce, PP_QP_RTS, 0x123456, NULL, &attr);
+	/* the client of a read: one RDMA Read outstanding */
+	struct pp_qp_cfg cfg = rc_roce;
+
+	cfg.op = PP_OP_READ;
+	mask = pp_qp_attr(&cfg, PP_QP_RTS, 0x123456, NULL, &attr);
 	trace_start(&tr, &s);
 	pp_trace_qp(&tr, 0x11, pp_qp_step_name(PP_QP_RTS), &attr, mask);
 	text = trace_text(&s);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "pp_op.h"
 #include "pp_transport.h"
 
 START_TEST(test_rows_in_enum_order)
@@ -22,7 +23,7 @@ START_TEST(test_rows_in_enum_order)
 		ck_assert_ptr_eq(pp_transport_of(t), d);
 		ck_assert(pp_tool_valid(d->tool));
 		ck_assert_uint_ge(d->default_qps, 1);
-		ck_assert(d->ops & PP_OP_SEND);
+		ck_assert(d->ops & PP_OP_BIT(PP_OP_SEND));
 		/* every QP takes INIT, RTR and RTS, in that state */
 		ck_assert(d->mask[PP_QP_INIT] & IBV_QP_STATE);
 		ck_assert(d->mask[PP_QP_RTR] & IBV_QP_STATE);
@@ -77,13 +78,17 @@ START_TEST(test_facts)
 
 	ck_assert(ud->lossy && ud->datagram && !ud->reliable);
 	ck_assert_int_eq(ud->qp_type, IBV_QPT_UD);
-	ck_assert_uint_eq(ud->ops, PP_OP_SEND);
+	ck_assert_uint_eq(ud->ops, PP_OP_BIT(PP_OP_SEND));
 	ck_assert(!uc->reliable && uc->lossy);
-	ck_assert_uint_eq(uc->ops, PP_OP_SEND | PP_OP_WRITE);
+	ck_assert_uint_eq(uc->ops, PP_OP_BIT(PP_OP_SEND) |
+					   PP_OP_BIT(PP_OP_WRITE) |
+					   PP_OP_BIT(PP_OP_WRITE_IMM));
 	ck_assert(srq->srq && !srq->xrc && srq->reliable);
 	ck_assert(xrc->srq && xrc->xrc && xrc->reliable);
 	ck_assert_int_eq(xrc->qp_type, IBV_QPT_XRC_SEND);
-	ck_assert(pp_transport_of(PP_TR_RC)->ops & PP_OP_ATOMIC);
+	ck_assert(pp_transport_of(PP_TR_RC)->ops & PP_OP_BIT(PP_OP_FETCH_ADD));
+	ck_assert(pp_transport_of(PP_TR_RC)->ops & PP_OP_BIT(PP_OP_CMP_SWAP));
+	ck_assert(pp_transport_of(PP_TR_RC)->ops & PP_OP_BIT(PP_OP_READ));
 	ck_assert_int_eq(srq->stock_xchg, PP_STOCK_SRQ_RECS);
 	ck_assert_int_eq(xrc->stock_xchg, PP_STOCK_XRC_REC);
 	ck_assert_int_eq(ud->stock_xchg, PP_STOCK_REC);

@@ -471,8 +471,9 @@ static const uint8_t golden_hello[] = {
 	/* 48 hop_limit 64, 49 tclass 0x6a, 50 pkey_index 0x1234,
 	 * 52 flow_label 0xabcde */
 	0x40, 0x6a, 0x12, 0x34, 0x00, 0x0a, 0xbc, 0xde,
-	/* 56, 57 reserved, 58 peer_gid_index 0xcd, 60..63 reserved */
-	0, 0, 0x00, 0xcd, 0, 0, 0, 0,
+	/* 56 op 5 (cmp-swap), 57 reserved, 58 peer_gid_index 0xcd,
+	 * 60..63 reserved */
+	0x05, 0, 0x00, 0xcd, 0, 0, 0, 0,
 };
 /* clang-format on */
 
@@ -497,6 +498,7 @@ static const struct pp_hello golden_hello_val = {
 	.pkey_index = 0x1234,
 	.flow_label = 0xabcde,
 	.peer_gid_index = 0xcd,
+	.op = 5,
 };
 
 /* clang-format off */
@@ -805,7 +807,8 @@ static const struct {
 	{ 48, 1, 0, "hop_limit out of range" },
 	{ 52, 4, PP_MAX_FLOW_LABEL + 1, "flow_label out of range" },
 	{ 52, 4, 0xffffffffU, "flow_label out of range" },
-	{ 56, 1, 0x80, "reserved field not zero" },
+	{ 56, 1, 6, "op out of range" },
+	{ 56, 1, 0x80, "op out of range" },
 	{ 57, 1, 1, "reserved field not zero" },
 	{ 58, 2, 256, "peer_gid_index out of range" },
 	{ 58, 2, 0xfffe, "peer_gid_index out of range" },

@@ -559,9 +559,15 @@ START_TEST(test_attr_recv_rtr)
 		mask = pp_qp_attr(&c, PP_QP_RTR, 0x111111, &peer, &a);
 		ck_assert_int_eq(mask, M_RTR_PATH | M_RESPONDER);
 		ck_assert_uint_eq(a.dest_qp_num, peer.qpn);
-		ck_assert_uint_eq(a.max_dest_rd_atomic, 1);
+		/* sends: no RDMA Read or atomic to answer */
+		ck_assert_uint_eq(a.max_dest_rd_atomic, 0);
 		ck_assert_uint_eq(a.min_rnr_timer, 12);
 		assert_path(&a, grh);
+		/* the server of a read answers one at a time */
+		c.op = PP_OP_READ;
+		c.is_server = true;
+		pp_qp_attr(&c, PP_QP_RTR, 0x111111, &peer, &a);
+		ck_assert_uint_eq(a.max_dest_rd_atomic, 1);
 	}
 }
 END_TEST
@@ -579,7 +585,14 @@ START_TEST(test_attr_send_rts)
 	ck_assert_uint_eq(a.timeout, 14);
 	ck_assert_uint_eq(a.retry_cnt, 7);
 	ck_assert_uint_eq(a.rnr_retry, 7);
+	ck_assert_uint_eq(a.max_rd_atomic, 0);
+	/* the client of an atomic has one outstanding */
+	c.op = PP_OP_FETCH_ADD;
+	pp_qp_attr(&c, PP_QP_RTS, 0x222222, &peer, &a);
 	ck_assert_uint_eq(a.max_rd_atomic, 1);
+	c.is_server = true;
+	pp_qp_attr(&c, PP_QP_RTS, 0x222222, &peer, &a);
+	ck_assert_uint_eq(a.max_rd_atomic, 0);
 }
 END_TEST
 

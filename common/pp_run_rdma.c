@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_run_rdma.c - the loops of the one-sided operations (pp_op.h): RDMA
+ * Write polled in memory, RDMA Read, and the atomics.  They share the
+ * completion machinery, the deadlines, the peer's DONE and the samples of
+ * pp_run.c (pp_run_loop.h); write-imm is ours (pp_run.c): a receive
+ * completes for each of its messages.
+ *
+ * Write (as ib_write_lat): each side writes message i into the peer's
+ * receive area and polls the last byte of its own for the peer's message.
+ * That byte is the write flag of message i (pp_write_flag()), which differs
+ * from the flag of message i - 1 and is never 0, so neither the previous
+ * message nor a fresh buffer is taken for it.  RDMA writes land in order, so
+ * when the last byte is there the message is.
+ *
+ * Read (as ib_read_lat): the client reads the server's send area into its
+ * receive area and waits for the completion: one read is one round trip.
+ * Atomics: the client's fetch-and-add or compare-and-swap on the server's
+ * first 8 bytes, and its completion.  The server's CPU takes no part after
+ * setup: it sleeps on the socket until the client's DONE, then checks what
+ * the atomics left in its word.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+
+#include "pp_clock.h"
+#include "pp_run_loop.h"
+#include "pp_signal.h"
+
+#define PASSIVE_POLL_MS 100 /* the passive server looks at signals so often */
+
+uint8_t pp_write_flag(uint64_t size, uint32_t seq, bool from_server)
+{
+	uint8_t b = pp_pattern_byte(size - 1, seq, from_server);
+
+	return b ? b : 0x80;
+}
+
+/* The receive area's last byte of the message under way. */
+static uint8_t last_byte(const struct run *s)
+{
+	return __atomic_load_n(s->r->recv_buf + s->r->msg_size - 1,
+			       __ATOMIC_ACQUIRE);
+}
+
+/* Write: has the peer's message s->want come? */
+static bool write_ready(struct run *s)
+{
+	if (s->got || last_byte(s) != pp_write_flag(s->r->msg_size, s->want,
+						    !s->cfg->is_server))
+		return false;
+	s->got = true;
+	s->got_seq = s->want;
+	s->got_ns = pp_clock_ns();
+	if (s->cfg->timeout_ms >= 0)
+		s->progress_deadline =
+			s->got_ns + (int64_t)s->cfg->timeout_ms * 1000000;
+	return true;
+}
+
+/* Nothing is received in a one-sided run: a receive is a peer's bug. */
+static int no_recv(struct run *s, const struct ibv_wc *wc)
+{
+	pp_err_set(
+		s->err,
+		"a message arrived on QP 0x%06x during an RDMA %s run (is the peer one of this toolkit's tools?)",
+		wc->qp_num, pp_op_name(s->r->attr.op));
+	return EPROTO;
+}
+
+static void on_send(struct run *s, const struct ibv_wc *wc)
+{
+	(void)wc;
+	s->send_busy = false;
+}
+
+/* Write: message @seq, its flag always, the pattern with -c. */
+static void write_fill(struct run *s, uint32_t seq, bool from_server)
+{
+	uint32_t n = s->r->msg_size;
+
+	if (s->cfg->validate)
+		pp_pattern_fill(s->r->send_buf, n - 1, seq, from_server);
+	s->r->send_buf[n - 1] = pp_write_flag(n, seq, from_server);
+}
+
+/* Write, -c: every byte of message @seq, the flag last. */
+static int write_check(struct run *s, uint32_t seq, bool from_server)
+{
+	const uint8_t *data = s->r->recv_buf;
+	uint32_t n = s->r->msg_size;
+	size_t off;
+
+	if (pp_pattern_check(data, n - 1, seq, from_server, &off) &&
+	    data[n - 1] == pp_write_flag(n, seq, from_server))
+		return 0;
+	if (data[n - 1] != pp_write_flag(n, seq, from_server))
+		off = n - 1;
+	pp_err_set(
+		s->err,
+		"data mismatch in the RDMA Write %u from the %s at byte %zu: expected 0x%02x, got 0x%02x",
+		seq, from_server ? "server" : "client", off,
+		off == n - 1 ? pp_write_flag(n, seq, from_server) :
+			       pp_pattern_byte(off, seq, from_server),
+		data[off]);
+	return EILSEQ;
+}
+
+/* The QP of iteration @i: i mod N, as ours. */
+static uint32_t qp_of(const struct run *s, uint64_t i)
+{
+	return (uint32_t)(i % s->r->num_qps);
+}
+
+static int post(struct run *s, uint64_t i, uint32_t seq)
+{
+	int ret = pp_res_post_send(s->r, qp_of(s, i), seq);
+
+	if (ret) {
+		pp_err_set(s->err, "post RDMA %s at iteration %llu failed: %s",
+			   pp_op_name(s->r->attr.op), (unsigned long long)i,
+			   strerror(ret));
+		return ret;
+	}
+	s->send_busy = true;
+	return 0;
+}
+
+static int wait_send(struct run *s)
+{
+	int ret;
+
+	while (s->send_busy) {
+		ret = pp_run_wait_cq(s, INT64_MAX);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int wait_got(struct run *s)
+{
+	int ret;
+
+	while (!s->got) {
+		ret = pp_run_wait_cq(s, INT64_MAX);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* One round trip: the one place these loops store a sample. */
+static void add_sample(struct run *s, int64_t from, int64_t to)
+{
+	if (s->cur || s->res->nsamples < s->cfg->iters)
+		pp_run_record(s, from, to);
+}
+
+static int write_client(struct run *s)
+{
+	const struct pp_run_cfg *cfg = s->cfg;
+	struct pp_run_result *res = s->res;
+	uint64_t total = cfg->warmup + cfg->iters, i;
+	int64_t t0, start = 0, end = INT64_MAX;
+	uint32_t seq;
+	bool measured;
+	int ret;
+
+	for (i = 0; i < total; i++) {
+		seq = cfg->first_seq + (uint32_t)i;
+		measured = i >= cfg->warmup;
+		s->iter = i;
+		if (pp_signal_caught())
+			return pp_run_interrupted(s);
+		write_fill(s, seq, false);
+		s->want = seq;
+		s->got = false;
+		t0 = pp_clock_ns();
+		if (i == cfg->warmup) {
+			start = t0;
+			if (cfg->duration_ns)
+				end = t0 + cfg->duration_ns;
+		} else if (t0 >= end) {
+			break; /* -D: time is up */
+		}
+		ret = post(s, i, seq);
+		if (ret)
+			return ret;
+		if (measured)
+			pp_run_note_post(res, t0, pp_clock_ns());
+		ret = wait_got(s);
+		if (!ret)
+			ret = wait_send(s);
+		if (ret)
+			return ret;
+		if (measured) {
+			add_sample(s, t0, s->got_ns);
+			res->completed++;
+			res->seconds = (double)(s->got_ns - start) / 1e9;
+		}
+		if (cfg->validate) {
+			ret = write_check(s, seq, true);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int write_server(struct run *s)
+{
+	const struct pp_run_cfg *cfg = s->cfg;
+	struct pp_run_result *res = s->res;
+	uint64_t total = cfg->warmup + cfg->iters, i;
+	int64_t start = 0, last_send = 0;
+	uint32_t seq;
+	int ret = 0;
+
+	for (i = 0; i < total; i++) {
+		seq = cfg->first_seq + (uint32_t)i;
+		s->iter = i;
+		s->want = seq;
+		s->got = false;
+		if (pp_signal_caught()) {
+			ret = pp_run_interrupted(s);
+			goto out;
+		}
+		ret = wait_got(s);
+		if (ret)
+			goto out;
+		if (i > cfg->warmup && last_send)
+			add_sample(s, last_send, s->got_ns);
+		else if (i >= cfg->warmup && !start)
+			start = s->got_ns;
+		if (cfg->validate) {
+			ret = write_check(s, seq, false);
+			if (ret)
+				goto out;
+		}
+		ret = wait_send(s);
+		if (ret)
+			goto out;
+		write_fill(s, seq, true);
+		last_send = pp_clock_ns();
+		ret = post(s, i, seq);
+		if (ret)
+			goto out;
+		if (i >= cfg->warmup) {
+			pp_run_note_post(res, last_send, pp_clock_ns());
+			res->completed++;
+		}
+	}
+	ret = wait_send(s);
+	if (!ret)
+		last_send = pp_clock_ns();
+out:
+	if (start && last_send > start)
+		res->seconds = (double)(last_send - start) / 1e9;
+	return ret;
+}
+
+/* Read, -c: the client's area, unlike the server's data before each read. */
+static void read_poison(struct run *s)
+{
+	uint32_t n = s->r->msg_size, k;
+
+	for (k = 0; k < n; k++)
+		s->r->recv_buf[k] =
+			(uint8_t)~pp_pattern_byte(k, PP_READ_SEQ, true);
+}
+
+static int read_check(struct run *s, uint64_t i)
+{
+	const uint8_t *data = s->r->recv_buf;
+	size_t off;
+
+	if (pp_pattern_check(data, s->r->msg_size, PP_READ_SEQ, true, &off))
+		return 0;
+	pp_err_set(
+		s->err,
+		"data mismatch in RDMA Read %llu of the server's buffer at byte %zu: expected 0x%02x, got 0x%02x",
+		(unsigned long long)i, off,
+		pp_pattern_byte(off, PP_READ_SEQ, true), data[off]);
+	return EILSEQ;
+}
+
+/* Atomic @k: post it; its old value comes into the receive area. */
+static int atomic_post(struct run *s, uint64_t k, uint64_t *expect)
+{
+	uint64_t compare, swap, poison;
+	int ret;
+
+	if (s->r->attr.op == PP_OP_CMP_SWAP) {
+		pp_op_cmp_swap_next(k, &compare, &swap);
+		*expect = compare;
+	} else {
+		compare = PP_OP_FETCH_ADD_ADD;
+		swap = 0;
+		*expect = k * PP_OP_FETCH_ADD_ADD;
+	}
+	poison = ~*expect;
+	memcpy(s->r->recv_buf, &poison, sizeof(poison));
+	ret = pp_res_post_atomic(s->r, qp_of(s, k), compare, swap);
+	if (ret) {
+		pp_err_set(s->err, "post %s at iteration %llu failed: %s",
+			   pp_op_name(s->r->attr.op), (unsigned long long)k,
+			   strerror(ret));
+		return ret;
+	}
+	s->send_busy = true;
+	return 0;
+}
+
+static int atomic_check(struct run *s, uint64_t k, uint64_t expect)
+{
+	uint64_t old;
+
+	memcpy(&old, s->r->recv_buf, sizeof(old));
+	if (old == expect)
+		return 0;
+	pp_err_set(
+		s->err, "%s %llu returned %llu, expected %llu (%s)",
+		pp_op_name(s->r->attr.op), (unsigned long long)k,
+		(unsigned long long)old, (unsigned long long)expect,
+		s->r->attr.op == PP_OP_CMP_SWAP ?
+			"each compare-and-swap finds the value the one before it swapped in" :
+			"fetch-and-add k finds k times the addend");
+	return EILSEQ;
+}
+
+/* Read and atomics: post, wait for the completion: one round trip. */
+static int request_client(struct run *s)
+{
+	const struct pp_run_cfg *cfg = s->cfg;
+	struct pp_run_result *res = s->res;
+	uint64_t total = cfg->warmup + cfg->iters, i, expect = 0;
+	bool atomic = pp_op_atomic(s->r->attr.op);
+	int64_t t0, t1, start = 0, end = INT64_MAX;
+	bool measured;
+	int ret;
+
+	for (i = 0; i < total; i++) {
+		measured = i >= cfg->warmup;
+		s->iter = i;
+		if (pp_signal_caught())
+			return pp_run_interrupted(s);
+		if (!atomic && cfg->validate)
+			read_poison(s);
+		t0 = pp_clock_ns();
+		if (i == cfg->warmup) {
+			start = t0;
+			if (cfg->duration_ns)
+				end = t0 + cfg->duration_ns;
+		} else if (t0 >= end) {
+			break; /* -D: time is up */
+		}
+		ret = atomic ? atomic_post(s, i, &expect) :
+			       post(s, i, cfg->first_seq + (uint32_t)i);
+		if (ret)
+			return ret;
+		if (measured)
+			pp_run_note_post(res, t0, pp_clock_ns());
+		ret = wait_send(s);
+		if (ret)
+			return ret;
+		t1 = pp_clock_ns();
+		if (measured) {
+			add_sample(s, t0, t1);
+			res->completed++;
+			res->seconds = (double)(t1 - start) / 1e9;
+		}
+		/* the values an atomic returns are always checked */
+		if (atomic)
+			ret = atomic_check(s, i, expect);
+		else if (cfg->validate)
+			ret = read_check(s, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Atomics: what @n of them left in the server's word. */
+static int word_check(struct run *s, uint64_t n)
+{
+	uint64_t word, want, swap;
+
+	memcpy(&word, s->r->send_buf, sizeof(word));
+	if (s->r->attr.op == PP_OP_CMP_SWAP)
+		pp_op_cmp_swap_next(n, &want, &swap);
+	else
+		want = n * PP_OP_FETCH_ADD_ADD;
+	if (word == want)
+		return 0;
+	pp_err_set(s->err,
+		   "after %llu %s the server's word holds %llu, expected %llu",
+		   (unsigned long long)n, pp_op_name(s->r->attr.op),
+		   (unsigned long long)word, (unsigned long long)want);
+	return EILSEQ;
+}
+
+/*
+ * Read and atomics, the server: nothing to do until the client's DONE (or
+ * its ERROR); sleep on the socket, not on the CQ.  No -T: the client's run
+ * may last as long as it likes, and a client that goes away closes the
+ * connection.
+ */
+static int passive_server(struct run *s)
+{
+	struct pollfd pfd = { .fd = s->c->fd, .events = POLLIN };
+	struct pp_msg m;
+	int ret;
+
+	for (;;) {
+		if (pp_signal_caught())
+			return pp_run_interrupted(s);
+		ret = poll(&pfd, 1, PASSIVE_POLL_MS);
+		if (ret < 0 && errno != EINTR) {
+			ret = errno;
+			pp_err_set(s->err, "poll the connection failed: %s",
+				   strerror(ret));
+			return ret;
+		}
+		if (ret <= 0)
+			continue;
+		ret = pp_hs_recv(s->c, PP_MSG_DONE, &m, s->err);
+		if (ret == ECONNRESET)
+			pp_err_set(
+				s->err,
+				"the client closed the connection during the run");
+		if (ret)
+			return ret;
+		s->res->peer_done = true;
+		s->res->peer_result = m.u.done;
+		/* the client's count: it measured them */
+		s->res->completed = m.u.done.completed;
+		if (pp_op_atomic(s->r->attr.op)) {
+			ret = word_check(s,
+					 s->cfg->warmup + m.u.done.completed);
+			if (ret)
+				return ret;
+		}
+		return PP_RUN_PEER_DONE;
+	}
+}
+
+static const struct pp_run_loop loop_write = {
+	.on_recv = no_recv,
+	.on_send = on_send,
+	.client = write_client,
+	.server = write_server,
+	.ready = write_ready,
+};
+
+static const struct pp_run_loop loop_request = {
+	.on_recv = no_recv,
+	.on_send = on_send,
+	.client = request_client,
+	.server = passive_server,
+};
+
+const struct pp_run_loop *pp_run_loop_of_op(enum pp_op op)
+{
+	if (op == PP_OP_WRITE)
+		return &loop_write;
+	if (pp_op_client_only(op))
+		return &loop_request;
+	return NULL;
+}

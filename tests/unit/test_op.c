@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_op.c - the operations (pp_op.h): names, each transport's rule, the
+ * exact access each side's MR and QP get, the Read/atomic depths, the
+ * atomics' expected values, and the write flag the receiver polls for.
+ */
+#include <check.h>
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "pp_op.h"
+#include "pp_run.h"
+
+START_TEST(names_round_trip)
+{
+	enum pp_op op;
+	unsigned int i;
+
+	for (i = 0; i <= PP_OP_LAST; i++) {
+		ck_assert_int_eq(pp_op_parse(pp_op_name(i), &op), 0);
+		ck_assert_uint_eq(op, i);
+		ck_assert_ptr_nonnull(strstr(pp_op_list(), pp_op_name(i)));
+	}
+	ck_assert_str_eq(pp_op_name(PP_OP_WRITE_IMM), "write-imm");
+	ck_assert_str_eq(pp_op_name(PP_OP_CMP_SWAP), "cmp-swap");
+	ck_assert_str_eq(pp_op_name(PP_OP_LAST + 1), "unknown");
+	ck_assert_int_eq(pp_op_parse("Write", &op), EINVAL);
+	ck_assert_int_eq(pp_op_parse("", &op), EINVAL);
+	ck_assert_int_eq(pp_op_parse(NULL, &op), EINVAL);
+}
+END_TEST
+
+/* Which transport allows which operation: the table. */
+START_TEST(transport_rules)
+{
+	static const struct {
+		enum pp_transport tr;
+		enum pp_op op;
+		const char *refusal; /* NULL: allowed */
+	} rows[] = {
+		{ PP_TR_RC, PP_OP_SEND, NULL },
+		{ PP_TR_RC, PP_OP_WRITE, NULL },
+		{ PP_TR_RC, PP_OP_READ, NULL },
+		{ PP_TR_RC, PP_OP_CMP_SWAP, NULL },
+		{ PP_TR_UC, PP_OP_WRITE, NULL },
+		{ PP_TR_UC, PP_OP_WRITE_IMM, NULL },
+		{ PP_TR_UC, PP_OP_READ,
+		  "--op read: not on uc: an unreliable connection carries Send and RDMA Write only (no RDMA Read or atomics on UC)" },
+		{ PP_TR_UC, PP_OP_FETCH_ADD, "--op fetch-add: not on uc: " },
+		{ PP_TR_UD, PP_OP_SEND, NULL },
+		{ PP_TR_UD, PP_OP_WRITE,
+		  "--op write: not on ud: a datagram transport carries Send only (no remote memory access on UD)" },
+		{ PP_TR_UD, PP_OP_READ, "--op read: not on ud: " },
+		{ PP_TR_SRQ, PP_OP_READ, NULL },
+		{ PP_TR_XRC, PP_OP_WRITE_IMM, NULL },
+	};
+	char buf[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint64_t size = pp_op_atomic(rows[i].op) ? 8 : 4096;
+		int ret = pp_op_check(pp_transport_of(rows[i].tr), rows[i].op,
+				      size, false, buf, sizeof(buf));
+
+		if (!rows[i].refusal) {
+			ck_assert_msg(!ret, "row %zu refused: %s", i, buf);
+			continue;
+		}
+		ck_assert_int_eq(ret, EINVAL);
+		ck_assert_msg(!strncmp(buf, rows[i].refusal,
+				       strlen(rows[i].refusal)),
+			      "row %zu: '%s'", i, buf);
+	}
+	ck_assert_int_eq(pp_op_check(pp_transport_of(PP_TR_RC), PP_OP_LAST + 1,
+				     8, false, buf, sizeof(buf)),
+			 EINVAL);
+	ck_assert_ptr_nonnull(strstr(buf, "unknown operation"));
+}
+END_TEST
+
+START_TEST(atomic_size)
+{
+	const struct pp_transport_desc *rc = pp_transport_of(PP_TR_RC);
+	char buf[256];
+
+	ck_assert_int_eq(pp_op_check(rc, PP_OP_FETCH_ADD, 8, false, buf,
+				     sizeof(buf)),
+			 0);
+	ck_assert_int_eq(pp_op_check(rc, PP_OP_FETCH_ADD, 4, false, buf,
+				     sizeof(buf)),
+			 EINVAL);
+	ck_assert_str_eq(
+		buf,
+		"--op fetch-add: an atomic works on one aligned 8-byte word: use -s 8 (asked -s 4)");
+	ck_assert_int_eq(pp_op_check(rc, PP_OP_CMP_SWAP, 8, true, buf,
+				     sizeof(buf)),
+			 EINVAL);
+	ck_assert_ptr_nonnull(strstr(buf, "use -s 8 without -a"));
+	/* other operations take any size */
+	ck_assert_int_eq(pp_op_check(rc, PP_OP_READ, 1, true, buf, sizeof(buf)),
+			 0);
+}
+END_TEST
+
+/* Exactly the access each side needs: the "no more". */
+START_TEST(access_flags)
+{
+	static const struct {
+		enum pp_op op;
+		unsigned int mr_client, mr_server, qp_client, qp_server;
+	} rows[] = {
+		{ PP_OP_SEND, IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_LOCAL_WRITE, 0,
+		  0 },
+		{ PP_OP_WRITE, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		  IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_WRITE },
+		{ PP_OP_WRITE_IMM,
+		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+		  IBV_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_WRITE },
+		{ PP_OP_READ, IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_READ, 0,
+		  IBV_ACCESS_REMOTE_READ },
+		{ PP_OP_FETCH_ADD, IBV_ACCESS_LOCAL_WRITE,
+		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC, 0,
+		  IBV_ACCESS_REMOTE_ATOMIC },
+		{ PP_OP_CMP_SWAP, IBV_ACCESS_LOCAL_WRITE,
+		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC, 0,
+		  IBV_ACCESS_REMOTE_ATOMIC },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_uint_eq(pp_op_mr_access(rows[i].op, false),
+				  rows[i].mr_client);
+		ck_assert_uint_eq(pp_op_mr_access(rows[i].op, true),
+				  rows[i].mr_server);
+		ck_assert_uint_eq(pp_op_qp_access(rows[i].op, false),
+				  rows[i].qp_client);
+		ck_assert_uint_eq(pp_op_qp_access(rows[i].op, true),
+				  rows[i].qp_server);
+		/* the peer reaches this side exactly when the QP lets it */
+		ck_assert_uint_eq(pp_op_qp_access(rows[i].op, true) != 0,
+				  pp_op_remote(rows[i].op));
+	}
+}
+END_TEST
+
+START_TEST(rd_atomic_depths)
+{
+	unsigned int op;
+
+	for (op = 0; op <= PP_OP_LAST; op++) {
+		bool req = pp_op_client_only(op);
+
+		/* the client requests, the server responds; nobody else */
+		ck_assert_uint_eq(pp_op_rd_atomic(op, false, false), req);
+		ck_assert_uint_eq(pp_op_rd_atomic(op, true, true), req);
+		ck_assert_uint_eq(pp_op_rd_atomic(op, false, true), 0);
+		ck_assert_uint_eq(pp_op_rd_atomic(op, true, false), 0);
+	}
+	ck_assert(pp_op_client_only(PP_OP_READ));
+	ck_assert(!pp_op_client_only(PP_OP_WRITE));
+	ck_assert(pp_op_uses_recv(PP_OP_WRITE_IMM));
+	ck_assert(!pp_op_uses_recv(PP_OP_WRITE));
+	ck_assert(pp_op_polls_memory(PP_OP_WRITE));
+	ck_assert(!pp_op_polls_memory(PP_OP_WRITE_IMM));
+}
+END_TEST
+
+/* N fetch-adds: each finds the sum so far; the word ends at N * addend. */
+START_TEST(fetch_add_values)
+{
+	uint64_t word = 0, k;
+
+	for (k = 0; k < 1000; k++) {
+		ck_assert(pp_op_fetch_add_ok(word, k));
+		ck_assert(!pp_op_fetch_add_ok(word + 1, k));
+		word += PP_OP_FETCH_ADD_ADD;
+	}
+	ck_assert_uint_eq(word, 1000 * PP_OP_FETCH_ADD_ADD);
+}
+END_TEST
+
+/* A chain of compare-and-swaps: each compares with what the last left. */
+START_TEST(cmp_swap_chain)
+{
+	uint64_t word = 0, compare, swap, k, prev_swap = 0;
+
+	for (k = 0; k < 1000; k++) {
+		pp_op_cmp_swap_next(k, &compare, &swap);
+		ck_assert_uint_eq(compare, word); /* the old value returned */
+		ck_assert_uint_eq(compare, prev_swap);
+		ck_assert_uint_ne(swap, compare);
+		ck_assert_uint_ne(swap, 0);
+		word = swap;
+		prev_swap = swap;
+	}
+}
+END_TEST
+
+/* The byte a write's receiver polls for: never 0, never the last one's. */
+START_TEST(write_flag)
+{
+	static const uint64_t sizes[] = { 1, 2, 255, 256, 4096, 1 << 20 };
+	size_t i;
+	uint32_t seq;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (seq = 0; seq < 600; seq++) {
+			uint8_t f = pp_write_flag(sizes[i], seq, seq & 1);
+
+			ck_assert_uint_ne(f, 0);
+			ck_assert_uint_ne(f, pp_write_flag(sizes[i], seq + 1,
+							   seq & 1));
+		}
+		/* where the pattern byte is not 0, the flag is that byte */
+		seq = 7;
+		if (pp_pattern_byte(sizes[i] - 1, seq, true))
+			ck_assert_uint_eq(pp_write_flag(sizes[i], seq, true),
+					  pp_pattern_byte(sizes[i] - 1, seq,
+							  true));
+	}
+}
+END_TEST
+
+static Suite *op_suite(void)
+{
+	Suite *s = suite_create("op");
+	TCase *tc = tcase_create("pure");
+
+	tcase_add_test(tc, names_round_trip);
+	tcase_add_test(tc, transport_rules);
+	tcase_add_test(tc, atomic_size);
+	tcase_add_test(tc, access_flags);
+	tcase_add_test(tc, rd_atomic_depths);
+	tcase_add_test(tc, fetch_add_values);
+	tcase_add_test(tc, cmp_swap_chain);
+	tcase_add_test(tc, write_flag);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+PP_CHECK_MAIN(op_suite)
