@@ -636,7 +636,7 @@ static uint64_t iter_of(const struct run *s, uint32_t seq)
 /*
  * The send of message @seq, from the work request built once (rebuilt
  * only when the QP changes).  One send in sig_every is signaled, and only
- * that one is awaited (wait_send()): the peer's next message shows that it
+ * that one is awaited (pp_run_wait_send()): the peer's next message shows that it
  * received ours, so the buffer is free again without a completion.
  */
 static int post_send(struct run *s, uint32_t seq)
@@ -668,7 +668,7 @@ static int post_send(struct run *s, uint32_t seq)
 	return 0;
 }
 
-static int wait_send(struct run *s)
+int pp_run_wait_send(struct run *s)
 {
 	int ret;
 
@@ -730,7 +730,7 @@ int pp_run_client_loop(struct run *s)
 		if (ret)
 			break;
 		if (s->send_busy) {
-			ret = wait_send(s);
+			ret = pp_run_wait_send(s);
 			if (ret)
 				break;
 		}
@@ -817,7 +817,7 @@ int pp_run_server_loop(struct run *s)
 			if (ret)
 				goto out;
 		}
-		ret = wait_send(s);
+		ret = pp_run_wait_send(s);
 		if (ret)
 			goto out;
 		if (cfg->validate)
@@ -834,7 +834,7 @@ int pp_run_server_loop(struct run *s)
 		if (i + 1 >= total)
 			break;
 	}
-	ret = wait_send(s);
+	ret = pp_run_wait_send(s);
 	if (!ret)
 		last_send = pp_clock_ns();
 out:

@@ -184,6 +184,14 @@ int pp_run_check_len(struct run *s, const struct ibv_wc *wc);
 int pp_run_wait_cq(struct run *s, int64_t loss_deadline);
 
 /**
+ * pp_run_wait_send() - process completions until the signaled send is done
+ * @s: the run (@s->send_busy: a signaled send is outstanding)
+ *
+ * Return: 0, or what pp_run_wait_cq() failed with.
+ */
+int pp_run_wait_send(struct run *s);
+
+/**
  * pp_run_interrupted() - SIGINT or SIGTERM came: say where the run stopped
  * @s: the run
  *

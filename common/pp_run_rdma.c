@@ -127,18 +127,6 @@ static int post(struct run *s, uint64_t i, uint32_t seq)
 	return 0;
 }
 
-static int wait_send(struct run *s)
-{
-	int ret;
-
-	while (s->send_busy) {
-		ret = pp_run_wait_cq(s, INT64_MAX);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 static int wait_got(struct run *s)
 {
 	int ret;
@@ -192,7 +180,7 @@ static int write_client(struct run *s)
 			pp_run_note_post(res, t0, pp_clock_ns());
 		ret = wait_got(s);
 		if (!ret)
-			ret = wait_send(s);
+			ret = pp_run_wait_send(s);
 		if (ret)
 			return ret;
 		if (measured) {
@@ -239,7 +227,7 @@ static int write_server(struct run *s)
 			if (ret)
 				goto out;
 		}
-		ret = wait_send(s);
+		ret = pp_run_wait_send(s);
 		if (ret)
 			goto out;
 		write_fill(s, seq, true);
@@ -252,7 +240,7 @@ static int write_server(struct run *s)
 			res->completed++;
 		}
 	}
-	ret = wait_send(s);
+	ret = pp_run_wait_send(s);
 	if (!ret)
 		last_send = pp_clock_ns();
 out:
@@ -362,7 +350,7 @@ static int request_client(struct run *s)
 			return ret;
 		if (measured)
 			pp_run_note_post(res, t0, pp_clock_ns());
-		ret = wait_send(s);
+		ret = pp_run_wait_send(s);
 		if (ret)
 			return ret;
 		t1 = pp_clock_ns();
