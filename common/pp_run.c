@@ -636,8 +636,9 @@ static uint64_t iter_of(const struct run *s, uint32_t seq)
 /*
  * The send of message @seq, from the work request built once (rebuilt
  * only when the QP changes).  One send in sig_every is signaled, and only
- * that one is awaited (pp_run_wait_send()): the peer's next message shows that it
- * received ours, so the buffer is free again without a completion.
+ * that one is awaited (pp_run_wait_send()): the peer's next message
+ * shows that it received ours, so the buffer is free again without a
+ * completion.
  */
 static int post_send(struct run *s, uint32_t seq)
 {

@@ -20,36 +20,8 @@
 # walltime-inside.sh), PP_WALL_TIMEOUT (guest.sh --timeout, default 1200).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out=$root/docs/benchmarks.md
-from=
-usage() {
-	echo "usage: $0 [--out FILE] [--from RAW]" >&2
-	exit 2
-}
-while (($#)); do
-	case $1 in
-	--out)
-		(($# >= 2)) || usage
-		out=$2
-		shift 2
-		;;
-	--from)
-		(($# >= 2)) || usage
-		from=$(realpath -- "$2")
-		shift 2
-		;;
-	*) usage ;;
-	esac
-done
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/pp-walltime-host.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$root"
-export PP_BIN=${PP_BIN:-$root/build}
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null |
-	wc -l)
+source "$(dirname "${BASH_SOURCE[0]}")/host-lib.sh"
+bench_host_init walltime "$@"
 t0=$SECONDS
 if [[ -n $from ]]; then
 	cp -- "$from" "$work/raw"
