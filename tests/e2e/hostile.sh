@@ -67,7 +67,7 @@ client_killed() {
 		-n 100000000 -T "$timeout_s" "$@"
 	slog=$pp_slog
 	sleep "$delay"
-	kill -KILL "$(pgrep -P "$pp_cpid")"
+	pp_signal_tool KILL "$pp_cpid"
 	pp_wait "$pp_cpid" || true
 	pp_wait_timed "$pp_spid"
 	sst=$pp_status

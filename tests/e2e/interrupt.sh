@@ -32,9 +32,9 @@ sig_case() {
 	sleep 0.5
 	t0=$(pp_now_ms)
 	if [[ $victim == client ]]; then
-		kill -"$sig" "$(pgrep -P "$cpid")"
+		pp_signal_tool "$sig" "$cpid"
 	else
-		kill -"$sig" "$(pgrep -P "$spid")"
+		pp_signal_tool "$sig" "$spid"
 	fi
 	pp_wait "$cpid" || cst=$?
 	pp_wait "$spid" || sst=$?
@@ -72,7 +72,7 @@ slog=$PP_LOGS/server.waiting
 sst=0
 pp_server server "$slog" "$bin" -d "$PP_DEV" -p "$port"
 pp_wait_port "$port" "$pp_pid" || pp_fail "waiting: the server is not listening"
-kill -INT "$(pgrep -P "$pp_pid")"
+pp_signal_tool INT "$pp_pid"
 pp_wait "$pp_pid" || sst=$?
 cat "$slog"
 pp_expect_status "$sst" 130 "waiting: server"

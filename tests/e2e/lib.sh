@@ -89,6 +89,19 @@ pp_server() {
 	pp_pid=$!
 }
 
+# pp_tool_pid PID: the tool under the timeout wrapper that pp_server or
+# pp_start_run started as PID. Signal the tool, never the wrapper: timeout
+# passes a signal on to the tool and then to its whole process group, so
+# the tool would get it twice, and a second SIGINT ends it at once (130).
+pp_tool_pid() {
+	pgrep -P "$1"
+}
+
+# pp_signal_tool SIG PID: send SIG to the tool under wrapper PID, once.
+pp_signal_tool() {
+	kill -"$1" "$(pp_tool_pid "$2")"
+}
+
 # pp_wait_port PORT PID: wait until something listens on TCP PORT; returns
 # 1 if PID exits first or after PP_STEP_TIMEOUT seconds.
 pp_wait_port() {

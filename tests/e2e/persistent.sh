@@ -71,7 +71,7 @@ PP_STEP_TIMEOUT=3600 pp_server server "$slog" "$rc" -d "$PP_DEV" -p "$port" \
 	-T 5 --persistent
 spid=$pp_pid
 pp_wait_port "$port" "$spid" || pp_fail "the server is not listening"
-server=$(pgrep -P "$spid")
+server=$(pp_tool_pid "$spid")
 
 t0=$(pp_now_ms)
 nbad=0
@@ -104,7 +104,7 @@ pp_client good "$PP_LOGS/good" "$rc" -d "$PP_DEV" -p "$port" \
 cat "$PP_LOGS/good"
 pp_expect_status "$st" 0 "the last good client (-c)"
 pp_expect_grep '^1000 iters in ' "$PP_LOGS/good" "the last client's result"
-[[ $(pgrep -P "$spid") == "$server" ]] || pp_fail "the server process changed"
+[[ $(pp_tool_pid "$spid") == "$server" ]] || pp_fail "the server process changed"
 
 sleep 0.5 # let the server get back to accept()
 kill -INT "$server"

@@ -26,11 +26,11 @@ run_case() {
 		-n 100000000 -T "$timeout_s" "$@"
 	clog=$pp_clog spid=$pp_spid cpid=$pp_cpid
 	sleep 0.3
-	if ! kill -0 "$(pgrep -P "$cpid")" 2>/dev/null; then
+	if ! kill -0 "$(pp_tool_pid "$cpid")" 2>/dev/null; then
 		pp_fail "$name: the client ended before the server was killed"
 	fi
 	t0=$(pp_now_ms)
-	kill -KILL "$(pgrep -P "$spid")"
+	pp_signal_tool KILL "$spid"
 	pp_wait "$spid" || true
 	t1=$(pp_now_ms)
 	echo "the server was gone $((t1 - t0)) ms after the kill"

@@ -80,7 +80,7 @@ if [[ $PP_ROLE == A ]]; then
 		pp_fail "the server is not listening on $pp_pair_port"
 	pp_tell listen
 	pp_hear probed 300 >/dev/null || true
-	kill -INT "$spid" 2>/dev/null || true
+	pp_signal_tool INT "$spid" 2>/dev/null || true
 	st=0
 	pp_wait "$spid" || st=$?
 	cp "$log" "$PP_MEET/server.A"

@@ -36,8 +36,8 @@ run_case() {
 	pp_start_run "$mode" "$bin" "$port" server -T 20 -- \
 		-n "$iters" -c -T 20 "$@"
 	slog=$pp_slog clog=$pp_clog spid=$pp_spid cpid=$pp_cpid
-	srv=$(pgrep -P "$spid")
-	if kill -0 "$(pgrep -P "$cpid")" 2>/dev/null; then
+	srv=$(pp_tool_pid "$spid")
+	if kill -0 "$(pp_tool_pid "$cpid")" 2>/dev/null; then
 		echo "stop the server ($srv) for $stop_s s"
 		kill -STOP "$srv"
 		sleep "$stop_s"
