@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
-# host-lib.sh: the start that tests/bench/icount.sh and walltime.sh share.
+# host-lib.sh: what tests/bench/icount.sh and walltime.sh share: their start
+# (bench_host_init) and how a section of the document is written
+# (bench_put_section).
 # bench_host_init NAME "$@" parses [--out FILE] [--from RAW] and sets
 #   root    the source tree
 #   out     the file to write (default docs/benchmarks.md)
@@ -43,4 +45,25 @@ bench_host_init() {
 bench_usage() {
 	echo "usage: $0 [--out FILE] [--from RAW]" >&2
 	exit 2
+}
+
+# bench_put_section NAME SECTION: replace the text between the markers
+# "<!-- NAME:begin -->" and "<!-- NAME:end -->" of $out (both included) with
+# the file SECTION, which holds them; append it when $out has no markers.
+bench_put_section() {
+	python3 - "$out" "$1" "$2" <<'EOF'
+import sys
+path, name, sec = sys.argv[1], sys.argv[2], open(sys.argv[3]).read()
+try:
+    doc = open(path).read()
+except FileNotFoundError:
+    doc = ""
+b, e = "<!-- %s:begin -->" % name, "<!-- %s:end -->\n" % name
+if b in doc and e in doc:
+    doc = doc[:doc.index(b)] + sec + doc[doc.index(e) + len(e):]
+else:
+    doc = doc.rstrip("\n") + "\n\n" + sec
+open(path, "w").write(doc)
+EOF
+	echo "$1: wrote the section in $out"
 }

@@ -24,7 +24,9 @@
 #   PP_HOST   address the clients connect to (default 127.0.0.1)
 #   PP_ICOUNT_N1, PP_ICOUNT_N2   round trips of the two runs (default 500, 2500)
 #   PP_ICOUNT_CASES  which rows to run (default: all), from
-#             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat"
+#             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat" (Send)
+#             and "write read lat-write lat-read" (rc_pingpong --op write,
+#             --op read; perftest's ib_write_lat, ib_read_lat)
 #   PP_ICOUNT_SIZES  sizes (default "1 4096"; ud stops at 1024)
 set -euo pipefail
 
@@ -34,7 +36,7 @@ PP_HOST=${PP_HOST:-127.0.0.1}
 bin=${PP_BIN:?PP_BIN must name the build directory}
 n1=${PP_ICOUNT_N1:-500}
 n2=${PP_ICOUNT_N2:-2500}
-read -r -a cases <<<"${PP_ICOUNT_CASES:-rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat}"
+read -r -a cases <<<"${PP_ICOUNT_CASES:-rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read lat-write lat-read}"
 read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
 # valgrind's files stay off 9p (a shared mmap there fails): /run is a tmpfs.
@@ -145,6 +147,22 @@ for c in "${cases[@]}"; do
 			row "perftest:rc:$s" ib_send_lat - -- \
 				ib_send_lat -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ -- \
 				ib_send_lat -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ \
+				"$PP_HOST"
+			;;
+		write | read)
+			# the one-sided client loops of common/pp_run_rdma.c
+			fn=write_client
+			[[ $c != read ]] || fn=request_client
+			tool=rc_pingpong
+			row "ours:$c:$s" "$tool" "$fn" -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
+				"$bin/$tool/$tool" "${g[@]}" -p @P@ --op "$c" -s "$s" -n @N@ \
+				"$PP_HOST"
+			;;
+		lat-write | lat-read)
+			t=ib_${c#lat-}_lat
+			row "perftest:${c#lat-}:$s" "$t" - -- \
+				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ -- \
+				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ \
 				"$PP_HOST"
 			;;
 		esac

@@ -5,20 +5,27 @@
 # (tests/bench/walltime.sh): run where an RDMA device exists (the Soft-RoCE
 # guest). For each row, PAIRS pairs of short runs, the two tools of a pair
 # back to back, the order of the pair alternating (A B, B A, A B, ...), so
-# that a drift of the machine weighs on both alike. Rows: ours against
+# that a drift of the machine weighs on both alike. Send rows: ours against
 # ibv_*_pingpong (rc, uc, ud, srq with -q 1 on both sides), and the A/A row:
-# ibv_rc_pingpong against itself, which shows what the bed can resolve.
+# ibv_rc_pingpong against itself, which shows what the bed can resolve; the
+# figure of a run is the client's usec/iter. One-sided rows: rc_pingpong
+# --op write / --op read against perftest's ib_write_lat / ib_read_lat, and
+# their A/A row (ib_write_lat against itself); the figure is perftest's
+# t_typical (the median) and what it means: half a round trip for Write
+# (both sides write, as ours), one Read for Read; so ours gives its median
+# round trip over 2 for Write, its median for Read.
 #
 # Prints one line per run on stdout:
-#   PPWALL,ROW,PAIR,WHO,STATUS,USEC_ITER   (WHO: a or b; a is ours)
+#   PPWALL,ROW,PAIR,WHO,STATUS,FIGURE   (WHO: a or b; a is ours)
 # and PPWALL-INFO lines.
 #
 # Environment:
 #   PP_BIN      build directory with our tools (required)
 #   PP_DEV, PP_GID, PP_HOST   as in inside.sh (rxe0, 1, 127.0.0.1)
 #   PP_WALL_PAIRS   pairs per row (default 30)
-#   PP_WALL_ROWS    rows, from "rc:1 rc:4096 uc:1 ud:1 srq1:1 aa:1"
-#                   (default: all of them)
+#   PP_WALL_ROWS    rows, from "rc:1 rc:4096 uc:1 ud:1 srq1:1 aa:1" (Send)
+#                   and "write:1 write:4096 read:1 read:4096 aaw:1"
+#                   (one-sided); default: the Send rows
 #   PP_WALL_ITERS   -n per run, as "ROW=N ..." overrides of the defaults
 #                   (1 byte: 8000; 4096 bytes: 1500): runs of a fraction of a
 #                   second
@@ -63,8 +70,30 @@ listening() {
 	return 1
 }
 
+# figure TR WHO: the figure of the client's output ($logs/c) for row
+# transport TR, as the header says.
+figure() {
+	case $1:$2 in
+	write:ours | read:ours)
+		sed -n 's/^latency usec: n [0-9]* min [0-9.]* median \([0-9.]*\) .*/\1/p' \
+			"$logs/c" | head -n 1 |
+			awk -v d="$([[ $1 == write ]] && echo 2 || echo 1)" \
+				'{ printf "%.3f\n", $1 / d }'
+		;;
+	write:* | read:* | aaw:*)
+		# perftest's table row: #bytes #iterations t_min t_max t_typical ...
+		awk '$1 ~ /^[0-9]+$/ && NF >= 9 && $5 ~ /^[0-9.]+$/ { print $5; exit }' \
+			"$logs/c"
+		;;
+	*)
+		sed -n 's/.* iters in [0-9.]* seconds = \([0-9.]*\) usec\/iter.*/\1/p' \
+			"$logs/c" | head -n 1
+		;;
+	esac
+}
+
 # run WHO ROW N: one server and one client on a fresh port; prints the
-# client's usec/iter (empty on failure), returns the status.
+# client's figure (empty on failure), returns the status.
 run() {
 	local who=$1 row=$2 n=$3 tr size spid st=0 sst=0 i
 	local -a srv cli
@@ -73,7 +102,19 @@ run() {
 	port=$((port + 1))
 	((port < 65000)) || port=20000
 	local -a common=(-s "$size" -n "$n" -r 500 -p "$port")
-	if [[ $who == ours ]]; then
+	if [[ $tr == write || $tr == read || $tr == aaw ]]; then
+		if [[ $who == ours ]]; then
+			srv=("$bin/rc_pingpong/rc_pingpong" -d "$PP_DEV" -p "$port")
+			cli=("${srv[0]}" -d "$PP_DEV" -g "$PP_GID" --op "$tr" \
+				-s "$size" -n "$n" -p "$port")
+		else
+			local t=$tr
+			[[ $t != aaw ]] || t=write
+			srv=("ib_${t}_lat" -d "$PP_DEV" -x "$PP_GID" -s "$size" \
+				-n "$n" -p "$port")
+			cli=("${srv[@]}")
+		fi
+	elif [[ $who == ours ]]; then
 		case $tr in
 		rc | uc) srv=("$bin/rc_pingpong/rc_pingpong") ;;
 		ud) srv=("$bin/ud_pingpong/ud_pingpong") ;;
@@ -102,8 +143,7 @@ run() {
 	timeout -k 5 120 "${pin_cli[@]}" "${cli[@]}" >"$logs/c" 2>&1 || st=$?
 	wait "$spid" || sst=$?
 	((st != 0)) || st=$sst
-	sed -n 's/.* iters in [0-9.]* seconds = \([0-9.]*\) usec\/iter.*/\1/p' \
-		"$logs/c" | head -n 1
+	figure "$tr" "$who"
 	return "$st"
 }
 
@@ -115,7 +155,7 @@ for row in "${rows[@]}"; do
 		[[ ${kv%%=*} != "$row" ]] || n=${kv#*=}
 	done
 	a=ours
-	[[ ${row%%:*} != aa ]] || a=stock
+	[[ ${row%%:*} != aa && ${row%%:*} != aaw ]] || a=stock
 	for ((p = 1; p <= pairs; p++)); do
 		order=(a b)
 		((p % 2)) || order=(b a)

@@ -11,8 +11,11 @@
 #
 # Runs tests/bench/walltime-inside.sh in the Soft-RoCE guest (through
 # tests/softroce/guest.sh), and writes the section between the markers
-# "<!-- walltime:begin -->" and "<!-- walltime:end -->" of FILE (default
-# docs/benchmarks.md; appended when the markers are missing). --from RAW
+# "<!-- walltime:begin -->" and "<!-- walltime:end -->" of FILE (the Send
+# rows), and the one between "<!-- walltime-ops:begin -->" and "<!--
+# walltime-ops:end -->" (RDMA Write and Read against perftest); default
+# docs/benchmarks.md; a section is appended when its markers are missing,
+# and left as it is when the run has none of its rows (PP_WALL_ROWS). --from RAW
 # reports an earlier run's output (each run leaves it in
 # ${TMPDIR:-/tmp}/pp-walltime-last.raw). About 8 minutes with the defaults.
 #
@@ -45,7 +48,7 @@ grep -q '^PPWALL,' "$work/raw" || {
 }
 tr -d '\r' <"$work/raw" >"$work/raw.lf"
 
-python3 - "$work/raw.lf" "$work/section" <<'EOF'
+python3 - "$work/raw.lf" "$work" <<'EOF'
 import random
 import sys
 
@@ -69,6 +72,48 @@ def median(v):
 
 
 B = 10000
+ONE_SIDED = ("write", "read", "aaw")
+
+
+def resolve(r):
+    """The median of the paired ratios R and its bootstrap 95 % interval."""
+    rng = random.Random(16)
+    meds = sorted(median([rng.choice(r) for _ in r]) for _ in range(B))
+    return median(r), meds[int(0.025 * B)], meds[int(0.975 * B) - 1]
+
+
+def table(rows, names, figure):
+    """The table's lines for ROWS; NAMES: row transport -> (A, B)."""
+    t = ["| row | A | B | pairs | A median %s | B median %s | "
+         "median A/B | 95 %% interval | verdict |" % (figure, figure),
+         "|---|---|---|---:|---:|---:|---:|---|---|"]
+    for row in rows:
+        tr, size = row.split(":")
+        ok = [(v["a"], v["b"]) for v in runs[row].values()
+              if "a" in v and "b" in v]
+        a, b = names.get(tr, (tr, tr))
+        aa = tr in ("aa", "aaw")
+        label = "%s %s B%s" % ("A/A" if aa else tr, size,
+                               "" if len(ok) == len(runs[row]) else
+                               " (%d pairs failed)" % (len(runs[row]) - len(ok)))
+        if len(ok) < 5:
+            t.append("| %s | %s | %s | %d | - | - | - | - | too few pairs |" %
+                     (label, a, b, len(ok)))
+            continue
+        med, lo, hi = resolve([x / y for x, y in ok])
+        verdict = "faster" if hi < 1 else "slower" if lo > 1 else \
+            "not resolved"
+        if aa:
+            verdict = "(A/A: the bed's resolution, +-%.1f %%)" % (
+                50 * (hi - lo))
+        t.append("| %s | %s | %s | %d | %.2f | %.2f | %.3f | %.3f-%.3f | %s |"
+                 % (label, a, b, len(ok), median([x for x, _ in ok]),
+                    median([y for _, y in ok]), med, lo, hi, verdict))
+    return t
+
+
+send_rows = [r for r in runs if r.split(":")[0] not in ONE_SIDED]
+ops_rows = [r for r in runs if r.split(":")[0] in ONE_SIDED]
 out = []
 w = out.append
 w("<!-- walltime:begin -->")
@@ -92,53 +137,50 @@ w("Made by `tests/bench/walltime.sh` on %s, binaries of commit %s, guest "
       info.get("kernel", "?"), info.get("pin", "?"),
       info.get("host_guests", "?"), info.get("pairs", "?"), B))
 w("")
-w("| row | A | B | pairs | A median usec/iter | B median usec/iter | "
-  "median A/B | 95 % interval | verdict |")
-w("|---|---|---|---:|---:|---:|---:|---|---|")
 names = {"rc": ("rc_pingpong", "ibv_rc_pingpong"),
          "uc": ("rc_pingpong --uc", "ibv_uc_pingpong"),
          "ud": ("ud_pingpong", "ibv_ud_pingpong"),
          "srq1": ("srq_pingpong -q 1", "ibv_srq_pingpong -q 1"),
          "aa": ("ibv_rc_pingpong", "ibv_rc_pingpong")}
-for row in runs:
-    tr, size = row.split(":")
-    ok = [(v["a"], v["b"]) for v in runs[row].values() if "a" in v and "b" in v]
-    a, b = names.get(tr, (tr, tr))
-    label = "%s %s B%s" % ("A/A" if tr == "aa" else tr, size,
-                           "" if len(ok) == len(runs[row]) else
-                           " (%d pairs failed)" % (len(runs[row]) - len(ok)))
-    if len(ok) < 5:
-        w("| %s | %s | %s | %d | - | - | - | - | too few pairs |" %
-          (label, a, b, len(ok)))
-        continue
-    r = [x / y for x, y in ok]
-    rng = random.Random(16)
-    meds = sorted(median([rng.choice(r) for _ in r]) for _ in range(B))
-    lo, hi = meds[int(0.025 * B)], meds[int(0.975 * B) - 1]
-    verdict = "faster" if hi < 1 else "slower" if lo > 1 else "not resolved"
-    if tr == "aa":
-        verdict = "(A/A: the bed's resolution, +-%.1f %%)" % (
-            50 * (hi - lo))
-    w("| %s | %s | %s | %d | %.2f | %.2f | %.3f | %.3f-%.3f | %s |" % (
-        label, a, b, len(ok), median([x for x, _ in ok]),
-        median([y for _, y in ok]), median(r), lo, hi, verdict))
+out.extend(table(send_rows, names, "usec/iter"))
 w("")
 w("<!-- walltime:end -->")
-open(sys.argv[2], "w").write("\n".join(out) + "\n")
+if send_rows:
+    open(sys.argv[2] + "/section.walltime", "w").write("\n".join(out) + "\n")
+
+if ops_rows:
+    out = []
+    w = out.append
+    w("<!-- walltime-ops:begin -->")
+    w("<!-- Generated by tests/bench/walltime.sh: do not edit, run it again. -->")
+    w("## Wall clock, paired: RDMA Write and Read (bootstrap)")
+    w("")
+    w("Made by `tests/bench/walltime.sh` on %s, binaries of commit %s, guest "
+      "kernel %s, pinning %s; emulated guests running on the machine at the "
+      "end: %s. `rc_pingpong --op write` and `--op read` against perftest's "
+      "`ib_write_lat` and `ib_read_lat`, %s pairs of short runs per row "
+      "(`-n` 8000 at 1 byte, 1500 at 4096), alternated and resolved as "
+      "above (median of the paired ratios A / B, bootstrap 95 %% "
+      "interval, %d resamples). The figure of a run compares like with "
+      "like: perftest's `t_typical` (its median) is half a round trip for "
+      "Write, where both sides write as ours do, and one whole Read for "
+      "Read; so ours is its median round trip over 2 for Write, its median "
+      "for Read (one Read is our round trip). The A/A row runs "
+      "`ib_write_lat` against itself in the same session." % (
+          info.get("date", "?"), info.get("host_commit", "?"),
+          info.get("kernel", "?"), info.get("pin", "?"),
+          info.get("host_guests", "?"), info.get("pairs", "?"), B))
+    w("")
+    out.extend(table(ops_rows, {
+        "write": ("rc_pingpong --op write", "ib_write_lat"),
+        "read": ("rc_pingpong --op read", "ib_read_lat"),
+        "aaw": ("ib_write_lat", "ib_write_lat")}, "usec"))
+    w("")
+    w("<!-- walltime-ops:end -->")
+    open(sys.argv[2] + "/section.walltime-ops", "w").write(
+        "\n".join(out) + "\n")
 EOF
 
-python3 - "$out" "$work/section" <<'EOF'
-import sys
-path, sec = sys.argv[1], open(sys.argv[2]).read()
-try:
-    doc = open(path).read()
-except FileNotFoundError:
-    doc = ""
-b, e = "<!-- walltime:begin -->", "<!-- walltime:end -->\n"
-if b in doc and e in doc:
-    doc = doc[:doc.index(b)] + sec + doc[doc.index(e) + len(e):]
-else:
-    doc = doc.rstrip("\n") + "\n\n" + sec
-open(path, "w").write(doc)
-EOF
-echo "walltime: wrote the section in $out"
+for name in walltime walltime-ops; do
+	[[ ! -s $work/section.$name ]] || bench_put_section "$name" "$work/section.$name"
+done
