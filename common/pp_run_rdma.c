@@ -29,6 +29,12 @@
 #include "pp_signal.h"
 
 #define PASSIVE_POLL_MS 100 /* the passive server looks at signals so often */
+#define WRITE_SPINS 64 /* looks at the last byte before polling the CQ too */
+
+/* Write: the flag of the peer's message awaited (s->priv). */
+struct write_state {
+	uint8_t want_flag;
+};
 
 uint8_t pp_write_flag(uint64_t size, uint32_t seq, bool from_server)
 {
@@ -44,11 +50,22 @@ static uint8_t last_byte(const struct run *s)
 			       __ATOMIC_ACQUIRE);
 }
 
+/* Write: await the peer's message @seq. */
+static void write_want(struct run *s, uint32_t seq)
+{
+	struct write_state *w = s->priv;
+
+	s->want = seq;
+	s->got = false;
+	w->want_flag = pp_write_flag(s->r->msg_size, seq, !s->cfg->is_server);
+}
+
 /* Write: has the peer's message s->want come? */
 static bool write_ready(struct run *s)
 {
-	if (s->got || last_byte(s) != pp_write_flag(s->r->msg_size, s->want,
-						    !s->cfg->is_server))
+	const struct write_state *w = s->priv;
+
+	if (s->got || !w || last_byte(s) != w->want_flag)
 		return false;
 	s->got = true;
 	s->got_seq = s->want;
@@ -113,17 +130,38 @@ static uint32_t qp_of(const struct run *s, uint64_t i)
 	return (uint32_t)(i % s->r->num_qps);
 }
 
-static int post(struct run *s, uint64_t i, uint32_t seq)
+/*
+ * The work request of iteration @i, built once per QP (pp_res_send_wr());
+ * one in s->sig_every signaled (Write: one QP, no -c; see write_begin()),
+ * the others retired by it.
+ */
+static int post(struct run *s, uint64_t i)
 {
-	int ret = pp_res_post_send(s->r, qp_of(s, i), seq);
+	struct pp_res *r = s->r;
+	uint32_t q = r->num_qps > 1 ? qp_of(s, i) : 0;
+	bool signaled = ++r->unsignaled >= s->sig_every;
+	struct ibv_send_wr *bad;
+	int ret;
 
+	if (q != s->swr_qp) {
+		pp_res_send_wr(r, q, &s->swr, &s->ssge);
+		s->swr_qp = q;
+	}
+	if (signaled)
+		s->swr.send_flags |= IBV_SEND_SIGNALED;
+	else
+		s->swr.send_flags &= ~(unsigned int)IBV_SEND_SIGNALED;
+	ret = ibv_post_send(r->qp[q], &s->swr, &bad);
 	if (ret) {
 		pp_err_set(s->err, "post RDMA %s at iteration %llu failed: %s",
 			   pp_op_name(s->r->attr.op), (unsigned long long)i,
 			   strerror(ret));
 		return ret;
 	}
-	s->send_busy = true;
+	if (signaled) {
+		r->unsignaled = 0;
+		s->send_busy = true;
+	}
 	return 0;
 }
 
@@ -139,6 +177,28 @@ static int wait_got(struct run *s)
 	return 0;
 }
 
+/* Write: the last byte first, a while, then the CQ as well. */
+static int write_wait(struct run *s)
+{
+	unsigned int k;
+
+	for (k = 0; k < WRITE_SPINS; k++)
+		if (write_ready(s))
+			return 0;
+	return wait_got(s);
+}
+
+/*
+ * Write: sends signaled one in PP_TX_DEPTH on one QP without -c, as ours
+ * (pp_run()): the peer's write back shows that ours has landed, so the
+ * buffer is free again without a completion.
+ */
+static void write_begin(struct run *s)
+{
+	if (s->r->num_qps == 1 && !s->cfg->validate)
+		s->sig_every = PP_TX_DEPTH;
+}
+
 /* One round trip: the one place these loops store a sample. */
 static void add_sample(struct run *s, int64_t from, int64_t to)
 {
@@ -151,20 +211,23 @@ static int write_client(struct run *s)
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
 	uint64_t total = cfg->warmup + cfg->iters, i;
-	int64_t t0, start = 0, end = INT64_MAX;
+	int64_t t0, start = 0, end = INT64_MAX, last = 0;
+	struct write_state w;
 	uint32_t seq;
 	bool measured;
-	int ret;
+	int ret = 0;
 
+	s->priv = &w;
 	for (i = 0; i < total; i++) {
 		seq = cfg->first_seq + (uint32_t)i;
 		measured = i >= cfg->warmup;
 		s->iter = i;
-		if (pp_signal_caught())
-			return pp_run_interrupted(s);
+		if (pp_signal_caught()) {
+			ret = pp_run_interrupted(s);
+			break;
+		}
 		write_fill(s, seq, false);
-		s->want = seq;
-		s->got = false;
+		write_want(s, seq);
 		t0 = pp_clock_ns();
 		if (i == cfg->warmup) {
 			start = t0;
@@ -173,28 +236,31 @@ static int write_client(struct run *s)
 		} else if (t0 >= end) {
 			break; /* -D: time is up */
 		}
-		ret = post(s, i, seq);
+		ret = post(s, i);
 		if (ret)
-			return ret;
+			break;
 		if (measured)
 			pp_run_note_post(res, t0, pp_clock_ns());
-		ret = wait_got(s);
-		if (!ret)
+		ret = write_wait(s);
+		if (!ret && s->send_busy)
 			ret = pp_run_wait_send(s);
 		if (ret)
-			return ret;
+			break;
 		if (measured) {
 			add_sample(s, t0, s->got_ns);
 			res->completed++;
-			res->seconds = (double)(s->got_ns - start) / 1e9;
+			last = s->got_ns;
 		}
 		if (cfg->validate) {
 			ret = write_check(s, seq, true);
 			if (ret)
-				return ret;
+				break;
 		}
 	}
-	return 0;
+	if (last)
+		res->seconds = (double)(last - start) / 1e9;
+	s->priv = NULL;
+	return ret;
 }
 
 static int write_server(struct run *s)
@@ -203,19 +269,20 @@ static int write_server(struct run *s)
 	struct pp_run_result *res = s->res;
 	uint64_t total = cfg->warmup + cfg->iters, i;
 	int64_t start = 0, last_send = 0;
+	struct write_state w;
 	uint32_t seq;
 	int ret = 0;
 
+	s->priv = &w;
 	for (i = 0; i < total; i++) {
 		seq = cfg->first_seq + (uint32_t)i;
 		s->iter = i;
-		s->want = seq;
-		s->got = false;
+		write_want(s, seq);
 		if (pp_signal_caught()) {
 			ret = pp_run_interrupted(s);
 			goto out;
 		}
-		ret = wait_got(s);
+		ret = write_wait(s);
 		if (ret)
 			goto out;
 		if (i > cfg->warmup && last_send)
@@ -227,12 +294,14 @@ static int write_server(struct run *s)
 			if (ret)
 				goto out;
 		}
-		ret = pp_run_wait_send(s);
-		if (ret)
-			goto out;
+		if (s->send_busy) {
+			ret = pp_run_wait_send(s);
+			if (ret)
+				goto out;
+		}
 		write_fill(s, seq, true);
 		last_send = pp_clock_ns();
-		ret = post(s, i, seq);
+		ret = post(s, i);
 		if (ret)
 			goto out;
 		if (i >= cfg->warmup) {
@@ -246,6 +315,7 @@ static int write_server(struct run *s)
 out:
 	if (start && last_send > start)
 		res->seconds = (double)(last_send - start) / 1e9;
+	s->priv = NULL;
 	return ret;
 }
 
@@ -325,15 +395,17 @@ static int request_client(struct run *s)
 	struct pp_run_result *res = s->res;
 	uint64_t total = cfg->warmup + cfg->iters, i, expect = 0;
 	bool atomic = pp_op_atomic(s->r->attr.op);
-	int64_t t0, t1, start = 0, end = INT64_MAX;
+	int64_t t0, t1, start = 0, end = INT64_MAX, last = 0;
 	bool measured;
-	int ret;
+	int ret = 0;
 
 	for (i = 0; i < total; i++) {
 		measured = i >= cfg->warmup;
 		s->iter = i;
-		if (pp_signal_caught())
-			return pp_run_interrupted(s);
+		if (pp_signal_caught()) {
+			ret = pp_run_interrupted(s);
+			break;
+		}
 		if (!atomic && cfg->validate)
 			read_poison(s);
 		t0 = pp_clock_ns();
@@ -344,20 +416,19 @@ static int request_client(struct run *s)
 		} else if (t0 >= end) {
 			break; /* -D: time is up */
 		}
-		ret = atomic ? atomic_post(s, i, &expect) :
-			       post(s, i, cfg->first_seq + (uint32_t)i);
+		ret = atomic ? atomic_post(s, i, &expect) : post(s, i);
 		if (ret)
-			return ret;
+			break;
 		if (measured)
 			pp_run_note_post(res, t0, pp_clock_ns());
 		ret = pp_run_wait_send(s);
 		if (ret)
-			return ret;
+			break;
 		t1 = pp_clock_ns();
 		if (measured) {
 			add_sample(s, t0, t1);
 			res->completed++;
-			res->seconds = (double)(t1 - start) / 1e9;
+			last = t1;
 		}
 		/* the values an atomic returns are always checked */
 		if (atomic)
@@ -365,9 +436,11 @@ static int request_client(struct run *s)
 		else if (cfg->validate)
 			ret = read_check(s, i);
 		if (ret)
-			return ret;
+			break;
 	}
-	return 0;
+	if (last)
+		res->seconds = (double)(last - start) / 1e9;
+	return ret;
 }
 
 /* Atomics: what @n of them left in the server's word. */
@@ -435,6 +508,7 @@ static int passive_server(struct run *s)
 }
 
 static const struct pp_run_loop loop_write = {
+	.begin = write_begin,
 	.on_recv = no_recv,
 	.on_send = on_send,
 	.client = write_client,
