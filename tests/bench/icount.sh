@@ -243,6 +243,23 @@ for op in ("write", "read"):
         w("| %s | %d | %.0f | %.0f | %.2f | %.0f | %.0f |" % (
             op, s, o[1], p[1], o[1] / p[1] if p[1] else 0, o[3], p[3]))
 w("")
+w("What is left, and why: the verbs part (the provider's post_send and "
+  "poll_cq) is the same for both tools, within a few instructions. Our own "
+  "code is the measuring perftest does not do per iteration: three clock "
+  "reads and their conversion (the sample, and the time inside "
+  "`ibv_post_send()`, docs/measurement.md), the sample's store (raw, or "
+  "the histogram past 10^6 or with -D) with the `--interval` check, the "
+  "`-D` deadline, the signal check, and the completion's checks "
+  "(`pp_run_wait_cq`: status, which QP, the send's flag); perftest reads "
+  "the cycle counter once per iteration and stores it. For Write our "
+  "flag is the pattern's last byte (`pp_pattern_byte`, twice per "
+  "iteration: the one sent and the one awaited), so that `-c` checks "
+  "every byte the same way. Both tools spin on the last byte inside their "
+  "own code while the peer's write is on its way: those spins depend on "
+  "timing as empty polls do (the 4096 B Write rows, ours and perftest's, "
+  "grow with them); compare the 1 B rows, where the reply is there "
+  "almost at once.")
+w("")
 w("Our own code per row, by function:")
 w("")
 for k in sorted(fns, key=key):
