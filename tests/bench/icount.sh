@@ -186,10 +186,16 @@ for t, s in seen:
     if pf and o[0] >= pf[0]:
         why.append("loop not below ib_send_lat")
     if o[1] > 150:
-        why.append("own %.0f > 150" % o[1])
+        why.append("own %.1f > 150" % o[1])
+    raw = [n for n, x in (("ours", otext), ("stock", sttext),
+                          ("ib_send_lat", pftext)) if x.endswith("(raw)")]
+    if raw:
+        why.append("%s raw, not at min polls" % " and ".join(raw))
     w("| %s | %s | %s | %s | %s | %.0f (%.0f) | %s |" % (
         t, s, otext, sttext, pftext, o[1], ro[3],
-        "yes" if not why else "no: " + "; ".join(why)))
+        ("yes" if not [x for x in why if "raw" not in x] else "no: " +
+         "; ".join(x for x in why if "raw" not in x)) +
+        "".join(" (%s)" % x for x in why if "raw" in x)))
 w("")
 w("A calibration is used only when it made at least 1000 extra polls and "
   "gave a positive cost; else the row is left raw (\"-\" above). "
