@@ -67,6 +67,22 @@ static inline uint64_t pp_clock_ticks(void)
 }
 
 /**
+ * pp_clock_ns_of() - a reading of the cycle counter in nanoseconds on the
+ * CLOCK_MONOTONIC scale
+ * @ticks: the reading (pp_clock_ticks()), with the cycle counter in use
+ *
+ * Return: what pp_clock_ns() would have returned at that reading.
+ */
+static inline int64_t pp_clock_ns_of(uint64_t ticks)
+{
+	/* signed: a CPU whose counter is a little behind gives a small
+	   negative difference, not a huge one */
+	return pp_clock.mono0 +
+	       (int64_t)((double)(int64_t)(ticks - pp_clock.tick0) *
+			 pp_clock.ns_per_tick);
+}
+
+/**
  * pp_clock_ns() - nanoseconds on the CLOCK_MONOTONIC scale, from the cycle
  * counter when pp_clock_init() chose it (no system call), else
  * pp_now_ns()
@@ -75,11 +91,7 @@ static inline int64_t pp_clock_ns(void)
 {
 	if (!pp_clock.ticks)
 		return pp_now_ns();
-	/* signed: a CPU whose counter is a little behind gives a small
-	   negative difference, not a huge one */
-	return pp_clock.mono0 +
-	       (int64_t)((double)(int64_t)(pp_clock_ticks() - pp_clock.tick0) *
-			 pp_clock.ns_per_tick);
+	return pp_clock_ns_of(pp_clock_ticks());
 }
 
 #endif /* PP_CLOCK_H */

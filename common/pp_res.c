@@ -546,28 +546,45 @@ void pp_res_set_size(struct pp_res *r, uint64_t size)
 		r->send_flags |= IBV_SEND_INLINE;
 }
 
-int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n)
+void pp_res_recv_wr(const struct pp_res *r, uint32_t qp_index,
+		    struct ibv_recv_wr *wr, uint32_t n, struct ibv_sge *sge)
 {
-	struct ibv_sge sge = {
+	uint32_t i;
+
+	*sge = (struct ibv_sge){
 		.addr = (uintptr_t)r->recv_buf,
 		.length = r->recv_len,
 		.lkey = r->mr->lkey,
 	};
-	struct ibv_recv_wr wr[PP_RECV_CHAIN], *bad;
-	uint32_t i, k;
+	for (i = 0; i < n; i++)
+		wr[i] = (struct ibv_recv_wr){
+			.wr_id = PP_WRID(qp_index, 1),
+			.next = i + 1 < n ? &wr[i + 1] : NULL,
+			.sg_list = sge,
+			.num_sge = 1,
+		};
+}
+
+int pp_res_post_recv_wr(struct pp_res *r, uint32_t qp_index,
+			struct ibv_recv_wr *wr)
+{
+	struct ibv_recv_wr *bad;
+
+	return has_srq(r) ? ibv_post_srq_recv(r->srq, wr, &bad) :
+			    ibv_post_recv(r->qp[qp_index], wr, &bad);
+}
+
+int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n)
+{
+	struct ibv_recv_wr wr[PP_RECV_CHAIN];
+	struct ibv_sge sge;
+	uint32_t k;
 	int ret = 0;
 
 	while (n && !ret) {
 		k = n < PP_RECV_CHAIN ? n : PP_RECV_CHAIN;
-		for (i = 0; i < k; i++)
-			wr[i] = (struct ibv_recv_wr){
-				.wr_id = PP_WRID(qp_index, 1),
-				.next = i + 1 < k ? &wr[i + 1] : NULL,
-				.sg_list = &sge,
-				.num_sge = 1,
-			};
-		ret = has_srq(r) ? ibv_post_srq_recv(r->srq, wr, &bad) :
-				   ibv_post_recv(r->qp[qp_index], wr, &bad);
+		pp_res_recv_wr(r, qp_index, wr, k, &sge);
+		ret = pp_res_post_recv_wr(r, qp_index, wr);
 		n -= k;
 	}
 	return ret;

@@ -155,6 +155,29 @@ int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n);
 #define PP_RECV_CHAIN 16 /* receives posted by one pp_res_post_recv() call */
 
 /**
+ * pp_res_recv_wr() - a chain of receive work requests, for a loop that
+ * posts the same chain again and again (pp_res_post_recv_wr())
+ * @r: the resources, the size set
+ * @qp_index: which QP, for transports without an SRQ
+ * @wr: the chain, @n long (@wr[i].next is &@wr[i + 1], the last NULL)
+ * @n: how many, at least 1
+ * @sge: their buffer (the receive buffer: all of them share it)
+ */
+void pp_res_recv_wr(const struct pp_res *r, uint32_t qp_index,
+		    struct ibv_recv_wr *wr, uint32_t n, struct ibv_sge *sge);
+
+/**
+ * pp_res_post_recv_wr() - post a chain built by pp_res_recv_wr()
+ * @r: the resources
+ * @qp_index: which QP, for transports without an SRQ
+ * @wr: the chain
+ *
+ * Return: 0 or the errno of ibv_post_recv()/ibv_post_srq_recv().
+ */
+int pp_res_post_recv_wr(struct pp_res *r, uint32_t qp_index,
+			struct ibv_recv_wr *wr);
+
+/**
  * pp_res_send_wr() - the send work request of pp_res_post_send(), for a
  * loop that posts it itself (updating imm_data and send_flags)
  * @r: the resources, connected, the size set

@@ -539,6 +539,38 @@ static int wait_event(struct run *s, int64_t until)
 	return ret;
 }
 
+/*
+ * What is looked at every PP_SPINS_PER_CLOCK empty polls (each wake-up with
+ * -e), the clock read as @now: progress since the last look moves the
+ * no-progress deadline; then the signal, @loss_deadline (ETIME) and -T.
+ */
+static int look_around(struct run *s, int64_t now, int64_t loss_deadline)
+{
+	if (s->progressed) {
+		s->progressed = false;
+		s->progress_deadline =
+			now + (s->cfg->timeout_ms < 0 ?
+				       INT64_MAX / 2 :
+				       (int64_t)s->cfg->timeout_ms * 1000000);
+	}
+	if (pp_signal_caught())
+		return interrupted(s);
+	if (now >= loss_deadline)
+		return ETIME;
+	if (now >= s->progress_deadline)
+		return timed_out(s);
+	return 0;
+}
+
+/* Polling: a look at the socket once a PP_PEEK_NS, for DONE or ERROR. */
+static int peek_due(struct run *s, int64_t now)
+{
+	if (now < s->next_peek)
+		return 0;
+	s->next_peek = now + PP_PEEK_NS;
+	return pp_sock_readable(s->c->fd) ? peek_peer(s) : 0;
+}
+
 int pp_run_wait_cq(struct run *s, int64_t loss_deadline)
 {
 	struct ibv_wc wc[PP_POLL_BATCH];
@@ -557,20 +589,9 @@ int pp_run_wait_cq(struct run *s, int64_t loss_deadline)
 		if (!s->cfg->use_event && ++spins % PP_SPINS_PER_CLOCK)
 			continue;
 		now = pp_clock_ns();
-		if (s->progressed) {
-			s->progressed = false;
-			s->progress_deadline =
-				now +
-				(s->cfg->timeout_ms < 0 ?
-					 INT64_MAX / 2 :
-					 (int64_t)s->cfg->timeout_ms * 1000000);
-		}
-		if (pp_signal_caught())
-			return interrupted(s);
-		if (now >= loss_deadline)
-			return ETIME;
-		if (now >= s->progress_deadline)
-			return timed_out(s);
+		ret = look_around(s, now, loss_deadline);
+		if (ret)
+			return ret;
 		if (s->cfg->use_event) {
 			int64_t until = loss_deadline < s->progress_deadline ?
 						loss_deadline :
@@ -581,14 +602,9 @@ int pp_run_wait_cq(struct run *s, int64_t loss_deadline)
 				return ret;
 			continue;
 		}
-		if (now >= s->next_peek) {
-			s->next_peek = now + PP_PEEK_NS;
-			if (pp_sock_readable(s->c->fd)) {
-				ret = peek_peer(s);
-				if (ret)
-					return ret;
-			}
-		}
+		ret = peek_due(s, now);
+		if (ret)
+			return ret;
 	}
 }
 
@@ -681,6 +697,308 @@ int pp_run_wait_send(struct run *s)
 	return 0;
 }
 
+/* Can pp_run_client_loop() take client_fast()?  See there. */
+static bool client_fast_fits(const struct run *s)
+{
+	return s->v == &pp_run_loop_ours && s->fast_len && s->r->num_qps == 1 &&
+	       s->sig_every == PP_TX_DEPTH && !s->cfg->validate &&
+	       !s->cfg->use_event && s->cfg->interval_ns <= 0 && pp_clock.ticks;
+}
+
+#define FAST_TIME_UP (-2) /* fast_round(): -D is up */
+#define FAST_LOST (-3)	  /* fast_look(): the reply is lost */
+
+/* client_fast()'s state: the loop's own, in locals, and the run's. */
+struct fast {
+	struct run *s;
+	/* the provider's entry points, as ibv_poll_cq()/ibv_post_send() */
+	int (*poll)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+	int (*post)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad);
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct pp_lhist *h; /* the histogram, or NULL: samples */
+	uint64_t *samples;
+	double scale;		 /* ns per tick */
+	int64_t loss_ns;	 /* a lossy reply's deadline after its send */
+	uint64_t end;		 /* -D: when it is up, in ticks */
+	uint64_t lost;		 /* ticks spent waiting for lost replies */
+	uint64_t post_sum;	 /* ticks inside ibv_post_send() ... */
+	uint64_t post_max;	 /* ... and the longest */
+	uint64_t tgot;		 /* when the reply came */
+	uint64_t last;		 /* ... the last measured one */
+	uint64_t last_lost;	 /* lost as it was then */
+	uint64_t completed;	 /* measured round trips ... */
+	uint64_t posts;		 /* ... and sends */
+	struct ibv_recv_wr *rwr; /* rx_batch receives, chained */
+	uint32_t fast_len, rx_batch, sig_flags, unsig_flags;
+	uint32_t unsignaled, pending;
+	bool busy, lossy;
+};
+
+/* The completions of one poll: the reply or a send inline, else on_wc(). */
+static inline __attribute__((always_inline)) int
+fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
+	  uint32_t want_be, bool *got)
+{
+	struct run *s = f->s;
+	int k, ret;
+
+	for (k = 0; k < n; k++) {
+		const struct ibv_wc *w = &wc[k];
+		bool ok = w->status == IBV_WC_SUCCESS;
+
+		if (ok && !PP_WRID_IS_RECV(w->wr_id)) {
+			f->busy = false;
+			if (!f->lossy)
+				s->progressed = true;
+			continue;
+		}
+		if (ok && w->imm_data == want_be &&
+		    w->byte_len == f->fast_len &&
+		    (w->wc_flags & IBV_WC_WITH_IMM) && !*got) {
+			f->tgot = pp_clock_ticks();
+			*got = true;
+			s->progressed = true;
+			if (++f->pending < f->rx_batch)
+				continue;
+			f->pending = 0;
+			ret = pp_res_post_recv_wr(s->r, 0, f->rwr);
+			if (ret) {
+				pp_err_set(s->err, "repost receive failed: %s",
+					   strerror(ret));
+				return ret;
+			}
+			continue;
+		}
+		/* the long way, with the run's state in s */
+		s->iter = i;
+		s->want = ntohl(want_be);
+		s->got = *got;
+		s->send_busy = f->busy;
+		s->rx_pending = f->pending;
+		s->heard = false;
+		ret = on_wc(s, w);
+		f->busy = s->send_busy;
+		f->pending = s->rx_pending;
+		if (s->heard)
+			s->progressed = true;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * client_fast() every PP_SPINS_PER_CLOCK empty polls: look_around() and
+ * peek_due() for iteration @i, whose reply (sent at tick @t0, due within
+ * @loss_ns; @wait: not come, not lost yet) may be lost: FAST_LOST then.
+ */
+static int fast_look(struct run *s, uint64_t i, uint64_t t0, bool wait,
+		     int64_t loss_ns)
+{
+	int ret;
+
+	s->iter = i;
+	ret = look_around(s, pp_clock_ns(),
+			  wait ? pp_clock_ns_of(t0) + loss_ns : INT64_MAX);
+	if (ret == ETIME)
+		return FAST_LOST;
+	return ret ? ret : peek_due(s, pp_clock_ns());
+}
+
+/*
+ * One round trip of client_fast(), message @i, measured or not (inlined
+ * twice, so that the warm-up's tests cost nothing): *t0 is when it was
+ * sent; 0, or PP_RUN_PEER_DONE, or an error with the run's err set.
+ */
+static inline __attribute__((always_inline)) int
+fast_round(struct fast *f, uint64_t i, bool measured, uint64_t *t0p)
+{
+	struct run *s = f->s;
+	uint32_t seq = s->cfg->first_seq + (uint32_t)i;
+	uint32_t want_be = htonl(seq);
+	int (*poll)(struct ibv_cq * cq, int n, struct ibv_wc *wc) = f->poll;
+	struct ibv_cq *cq = f->cq;
+	struct ibv_wc wc[PP_POLL_BATCH];
+	struct ibv_send_wr *bad;
+	bool got = false, gone = false;
+	unsigned int spins = 0;
+	uint64_t t0;
+	int64_t d;
+	int n, ret;
+
+	if (pp_signal_caught()) {
+		s->iter = i;
+		return interrupted(s);
+	}
+	t0 = pp_clock_ticks();
+	*t0p = t0;
+	if (t0 >= f->end)
+		return FAST_TIME_UP;
+	s->swr.imm_data = want_be;
+	if (++f->unsignaled < PP_TX_DEPTH) {
+		s->swr.send_flags = f->unsig_flags;
+	} else {
+		s->swr.send_flags = f->sig_flags;
+		f->unsignaled = 0;
+		f->busy = true;
+	}
+	ret = f->post(f->qp, &s->swr, &bad);
+	if (ret) {
+		pp_err_set(s->err, "post send at iteration %u failed: %s", seq,
+			   strerror(ret));
+		return ret;
+	}
+	if (measured) {
+		d = (int64_t)(pp_clock_ticks() - t0);
+		if (d > 0) {
+			f->post_sum += (uint64_t)d;
+			if ((uint64_t)d > f->post_max)
+				f->post_max = (uint64_t)d;
+		}
+		f->posts++;
+	}
+	/* until the reply came (or was lost) and no send is awaited */
+	for (;;) {
+		n = poll(cq, PP_POLL_BATCH, wc);
+		if (n > 0) {
+			ret = fast_take(f, wc, n, i, want_be, &got);
+			if (ret)
+				return ret;
+			if ((got || gone) && !f->busy)
+				break;
+			continue;
+		}
+		if (n < 0) {
+			pp_err_set(s->err, "poll CQ failed");
+			return EIO;
+		}
+		if (++spins % PP_SPINS_PER_CLOCK)
+			continue;
+		ret = fast_look(s, i, t0, !(got || gone), f->loss_ns);
+		if (ret == FAST_LOST) {
+			gone = true; /* its send may still be awaited */
+			ret = 0;
+		}
+		if (ret)
+			return ret;
+		if ((got || gone) && !f->busy)
+			break;
+	}
+	if (!got) {
+		/* the time spent waiting in vain is not run time */
+		if (measured)
+			f->lost += pp_clock_ticks() - t0;
+		s->res->lost++;
+		return 0;
+	}
+	if (measured) {
+		d = (int64_t)(f->tgot - t0);
+		d = d > 0 ? (int64_t)((double)d * f->scale) : 0;
+		if (f->h)
+			pp_lhist_record(f->h, (uint64_t)d);
+		else
+			f->samples[f->completed] = (uint64_t)d;
+		f->completed++;
+		f->last = f->tgot;
+		f->last_lost = f->lost;
+	}
+	return 0;
+}
+
+/*
+ * The client's loop in the common case (client_fast_fits(): ours, one QP,
+ * no -c, polling, no --interval, the cycle counter), written for it
+ * (docs/measurement.md, "The hot loop").  It measures what the general
+ * loop measures, at the same points, but keeps the clock in ticks and
+ * converts the sample only (the time inside ibv_post_send() is summed in
+ * ticks and converted once); it polls the CQ itself and takes the awaited
+ * reply and the send's completion inline, anything else (an error, a late
+ * reply) through on_wc().  The signal and -D are looked at once per round
+ * trip; the signal again, the deadlines (-T, a lost reply) and the peer's
+ * DONE every PP_SPINS_PER_CLOCK empty polls, as pp_run_wait_cq() does.
+ */
+static int client_fast(struct run *s)
+{
+	const struct pp_run_cfg *cfg = s->cfg;
+	struct pp_run_result *res = s->res;
+	struct pp_res *r = s->r;
+	struct fast f = {
+		.s = s,
+		.poll = r->cq->context->ops.poll_cq,
+		.post = r->qp[0]->context->ops.post_send,
+		.cq = r->cq,
+		.qp = r->qp[0],
+		.h = s->cur,
+		.samples = res->samples ? res->samples + res->nsamples : NULL,
+		.scale = pp_clock.ns_per_tick,
+		.loss_ns = s->lossy ? (int64_t)cfg->loss_timeout_ms * 1000000 :
+				      INT64_MAX / 2,
+		.end = UINT64_MAX,
+		.fast_len = s->fast_len,
+		.rx_batch = s->rx_batch,
+		.sig_flags = r->send_flags,
+		.unsig_flags = r->send_flags & ~IBV_SEND_SIGNALED,
+		.unsignaled = r->unsignaled,
+		.pending = s->rx_pending,
+		.busy = s->send_busy,
+		.lossy = s->lossy,
+	};
+	uint64_t total = cfg->warmup + cfg->iters, i, start = 0, t0 = 0, ns;
+	struct ibv_recv_wr rwr[PP_RECV_CHAIN];
+	struct ibv_sge rsge;
+	int ret = 0;
+
+	pp_res_recv_wr(r, 0, rwr, s->rx_batch, &rsge);
+	f.rwr = rwr;
+
+	if (s->swr_qp != 0) {
+		pp_res_send_wr(r, 0, &s->swr, &s->ssge);
+		s->swr_qp = 0;
+	}
+	for (i = 0; i < cfg->warmup; i++) {
+		ret = fast_round(&f, i, false, &t0);
+		if (ret)
+			break;
+	}
+	if (!ret && i < total) {
+		ret = fast_round(&f, i, true, &t0);
+		start = t0;
+		if (cfg->duration_ns)
+			f.end = t0 +
+				(uint64_t)((double)cfg->duration_ns / f.scale);
+		if (!ret)
+			i++;
+	}
+	for (; !ret && i < total; i++) {
+		ret = fast_round(&f, i, true, &t0);
+		if (ret)
+			break;
+	}
+	if (ret == FAST_TIME_UP)
+		ret = 0;
+	s->iter = i;
+	s->send_busy = f.busy;
+	s->rx_pending = f.pending;
+	r->unsignaled = f.unsignaled;
+	if (!f.h)
+		res->nsamples += f.completed;
+	res->completed += f.completed;
+	res->posts += f.posts;
+	res->post_ns += (uint64_t)((double)f.post_sum * f.scale);
+	ns = (uint64_t)((double)f.post_max * f.scale);
+	if (ns > res->post_max_ns)
+		res->post_max_ns = ns;
+	/* from the first measured send to the last reply, losses left out */
+	if (f.last) {
+		s->last_to = pp_clock_ns_of(f.last);
+		res->seconds =
+			(double)(f.last - start - f.last_lost) * f.scale / 1e9;
+	}
+	return ret;
+}
+
 int pp_run_client_loop(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
@@ -692,6 +1010,8 @@ int pp_run_client_loop(struct run *s)
 	bool measured;
 	int ret = 0;
 
+	if (client_fast_fits(s))
+		return client_fast(s);
 	for (i = 0; i < total; i++) {
 		seq = cfg->first_seq + (uint32_t)i;
 		measured = i >= cfg->warmup;

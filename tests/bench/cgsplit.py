@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Split callgrind profiles into user-space instructions per round trip.
 
-Usage: cgsplit.py LABEL TOOL N1 OUT1 N2 OUT2
+Usage: cgsplit.py LABEL TOOL N1 OUT1 N2 OUT2 [CAL]
 
 OUTn is the --callgrind-out-file of a client run of Nn round trips, written
 with --compress-strings=no --compress-pos=no.  Our tools run with
@@ -32,6 +32,20 @@ provider's functions are static (stripped, callgrind names them by address):
 the provider function called most often from outside libibverbs and the
 provider is poll_cq, as each round trip polls at least once and posts one
 send (and at most one receive).
+
+CAL, when given, is the profile of a third run of N2 round trips during
+which the server was stopped for a while (icount-inside.sh): the client
+polled an empty CQ all that time, and nothing else changed.  What its loop
+has more than OUT2's, over the polls it has more, is the cost of one empty
+poll: the provider's, libc's and the tool's own instructions for it (its
+spin test, and what the tool does every so many empty polls).  Prints
+
+  PPICOUNT-POLL,LABEL,EXTRA,EMPTY,EMPTY_OWN
+
+EXTRA the polls the calibration run made more than OUT2's (the more, the
+more exact: the only error is what else differed between the two runs,
+spread over them), EMPTY the instructions of one empty poll (all objects),
+EMPTY_OWN the tool's own part of it.
 """
 import glob
 import re
@@ -144,11 +158,19 @@ def groups(p, tool):
     return g
 
 
+def loop_of(whole, loop, tool):
+    """The loop's instructions, its own part and its polls (a run's)."""
+    p = loop if loop else whole
+    n = p.total() if loop else whole.total() - whole.qsort
+    polls = max(p.pcalls.values()) if p.pcalls else 0
+    return n, groups(p, tool)["own"], polls
+
+
 def main(argv):
-    if len(argv) != 7:
+    if len(argv) not in (7, 8):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    label, tool, n1, out1, n2, out2 = argv[1:]
+    label, tool, n1, out1, n2, out2 = argv[1:7]
     d = int(n2) - int(n1)
     parts = bool(glob.glob(out1 + ".1"))
     w1, l1 = load(out1, parts)
@@ -182,6 +204,14 @@ def main(argv):
     for fn, n in sorted(fns.items(), key=lambda x: -x[1])[:10]:
         if n >= 0.5:
             print("PPICOUNT-FN,%s,%s,%.1f" % (label, fn, n))
+    if len(argv) == 8:
+        wc, lc = load(argv[7], parts)
+        n_b, own_b, polls_b = loop_of(w2, l2, tool)
+        n_c, own_c, polls_c = loop_of(wc, lc, tool)
+        extra = polls_c - polls_b
+        if extra > 0:
+            print("PPICOUNT-POLL,%s,%d,%.2f,%.2f" %
+                  (label, extra, (n_c - n_b) / extra, (own_c - own_b) / extra))
     return 0
 
 

@@ -10,8 +10,10 @@
 # user-space instructions per round trip: the difference over N2 - N1, so
 # that start-up and tear-down cancel out. Callgrind counts instructions, not
 # time: the figures repeat from run to run, whatever else the machine does,
-# except for the empty polls, which depend on timing and are counted and
-# reported beside them.
+# except for the empty polls, which depend on timing: they are counted, and
+# a third run of N2 round trips, during which the server is stopped for
+# PP_ICOUNT_PAUSE_MS so that the client polls an empty CQ all that time,
+# gives what one more poll costs (cgsplit.py), to take them out.
 #
 # Prints the PPICOUNT lines of cgsplit.py per tool and size, and
 # PPICOUNT-INFO lines, on stdout; then PPRSS lines: the resident memory of a
@@ -23,6 +25,8 @@
 #   PP_DEV    RDMA device (default rxe0); PP_GID: GID index (default 1)
 #   PP_HOST   address the clients connect to (default 127.0.0.1)
 #   PP_ICOUNT_N1, PP_ICOUNT_N2   round trips of the two runs (default 500, 2500)
+#   PP_ICOUNT_PAUSE_MS  the calibration run's pause of the server (default
+#             2000, below the tools' -T of 5 s; 0: no calibration run)
 #   PP_ICOUNT_CASES  which rows to run (default: all), from
 #             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat" (Send)
 #             and "write read lat-write lat-read" (rc_pingpong --op write,
@@ -36,6 +40,7 @@ PP_HOST=${PP_HOST:-127.0.0.1}
 bin=${PP_BIN:?PP_BIN must name the build directory}
 n1=${PP_ICOUNT_N1:-500}
 n2=${PP_ICOUNT_N2:-2500}
+pause_ms=${PP_ICOUNT_PAUSE_MS:-2000}
 read -r -a cases <<<"${PP_ICOUNT_CASES:-rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read lat-write lat-read}"
 read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
@@ -64,12 +69,38 @@ wait_listen() {
 	return 1
 }
 
-# one LABEL LOOPFN N OUT -- SERVER... -- CLIENT...: one server and one
-# client run under callgrind, its profile in OUT (and OUT.1, OUT.2 with
-# LOOPFN: before the loop, the loop; OUT is then what came after).
+# sent_pkts: the packets rxe has sent so far (0 where it does not say).
+sent_pkts() {
+	cat "/sys/class/infiniband/$PP_DEV/ports/1/hw_counters/sent_pkts" \
+		2>/dev/null || echo 0
+}
+
+# pause_server PID: once the loop runs (rxe has sent 200 more packets),
+# stop the server for $pause_ms ms, so that the client polls an empty CQ
+# all that time: the calibration run of row().
+pause_server() {
+	local p0 i
+	p0=$(sent_pkts)
+	for ((i = 0; i < 1200; i++)); do
+		(($(sent_pkts) - p0 >= 200)) && break
+		sleep 0.05
+	done
+	kill -STOP "$1" 2>/dev/null || return 0
+	sleep "$(printf '%d.%03d' $((pause_ms / 1000)) $((pause_ms % 1000)))"
+	kill -CONT "$1" 2>/dev/null || true
+}
+
+# one LABEL LOOPFN N OUT [--pause] -- SERVER... -- CLIENT...: one server
+# and one client run under callgrind, its profile in OUT (and OUT.1, OUT.2
+# with LOOPFN: before the loop, the loop; OUT is then what came after).
+# --pause: the server is stopped for a while during the loop.
 one() {
-	local label=$1 loopfn=$2 n=$3 out=$4 spid st arg t0
+	local label=$1 loopfn=$2 n=$3 out=$4 spid st arg t0 pause=0 ppid=
 	shift 4
+	[[ $1 != --pause ]] || {
+		pause=1
+		shift
+	}
 	local -a srv=() cli=()
 	[[ $1 == -- ]] && shift
 	while [[ $1 != -- ]]; do
@@ -93,8 +124,13 @@ one() {
 	}
 	st=0
 	t0=$SECONDS
+	if ((pause)); then
+		pause_server "$spid" &
+		ppid=$!
+	fi
 	timeout -k 5 600 "${vg[@]}" "${cli[@]//@P@/$port}" \
 		>"$out.cli" 2>&1 || st=$?
+	[[ -z $ppid ]] || wait "$ppid" || true
 	wait "$spid" || true
 	echo "icount: $label -n $n: $((SECONDS - t0)) s" >&2
 	if ((st != 0)); then
@@ -104,17 +140,22 @@ one() {
 	fi
 }
 
-# row LABEL TOOL LOOPFN -- SERVER... -- CLIENT...: both N, then the
-# PPICOUNT lines of cgsplit.py.
+# row LABEL TOOL LOOPFN -- SERVER... -- CLIENT...: both N, and N2 again
+# with the server paused (the cost of an empty poll, see cgsplit.py), then
+# the PPICOUNT lines of cgsplit.py.
 row() {
 	local label=$1 tool=$2 loopfn=$3 a=$work/$1.$n1 b=$work/$1.$n2
+	local c=$work/$1.cal
 	shift 3
 	a=${a//:/_}
 	b=${b//:/_}
+	c=${c//:/_}
 	one "$label" "$loopfn" "$n1" "$a" "$@" || return 0
 	one "$label" "$loopfn" "$n2" "$b" "$@" || return 0
-	python3 "$here/cgsplit.py" "$label" "$tool" "$n1" "$a" "$n2" "$b" ||
-		echo "icount: $label: cgsplit.py failed" >&2
+	((pause_ms > 0)) && one "$label" "$loopfn" "$n2" "$c" --pause "$@" ||
+		c=
+	python3 "$here/cgsplit.py" "$label" "$tool" "$n1" "$a" "$n2" "$b" \
+		${c:+"$c"} || echo "icount: $label: cgsplit.py failed" >&2
 }
 
 g=(-d "$PP_DEV" -g "$PP_GID")
@@ -150,17 +191,19 @@ for c in "${cases[@]}"; do
 				"$PP_HOST"
 			;;
 		write | read)
-			# the one-sided client loops of common/pp_run_rdma.c
+			# the one-sided client loops of common/pp_run_rdma.c; no
+			# calibration run for the one-sided rows: their section
+			# gives the polls raw (a read needs no server process)
 			fn=write_client
 			[[ $c != read ]] || fn=request_client
 			tool=rc_pingpong
-			row "ours:$c:$s" "$tool" "$fn" -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
+			pause_ms=0 row "ours:$c:$s" "$tool" "$fn" -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
 				"$bin/$tool/$tool" "${g[@]}" -p @P@ --op "$c" -s "$s" -n @N@ \
 				"$PP_HOST"
 			;;
 		lat-write | lat-read)
 			t=ib_${c#lat-}_lat
-			row "perftest:${c#lat-}:$s" "$t" - -- \
+			pause_ms=0 row "perftest:${c#lat-}:$s" "$t" - -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ \
 				"$PP_HOST"
