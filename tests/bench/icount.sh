@@ -56,24 +56,13 @@ grep -q '^PPICOUNT,' "$work/raw" || {
 }
 
 tr -d '\r' <"$work/raw" >"$work/raw.lf"
+export PYTHONPATH=$root/tests/bench${PYTHONPATH:+:$PYTHONPATH}
 python3 - "$work/section.icount" "$work/raw.lf" <<'EOF'
 import sys
 
-ONE_SIDED = ("write", "read")  # their own section, below
-rows, fns, info, rss, cal = {}, {}, {}, [], {}
-for line in open(sys.argv[2]):
-    f = line.rstrip("\n").split(",")
-    if f[0] == "PPICOUNT" and len(f) == 11 and \
-            f[1].split(":")[1] not in ONE_SIDED:
-        rows[f[1]] = [float(x) for x in f[2:]]
-    elif f[0] == "PPICOUNT-FN" and len(f) == 4:
-        fns.setdefault(f[1], []).append((f[2], float(f[3])))
-    elif f[0] == "PPICOUNT-INFO" and len(f) >= 3:
-        info.setdefault(f[1], ",".join(f[2:]))
-    elif f[0] == "PPRSS" and len(f) == 5:
-        rss.append([int(x) for x in f[1:]])
-    elif f[0] == "PPICOUNT-POLL" and len(f) == 5:
-        cal[f[1]] = [float(x) for x in f[2:]]
+from icount_raw import fn_lines, load
+
+rows, fns, info, rss, cal = load(sys.argv[2], one_sided=False)
 
 # The polls a round trip needs when its completions are all there: ours and
 # the stock tools poll one CQ for both (a batch of 16, of 2); ib_send_lat
@@ -222,13 +211,7 @@ w("What is left, and why: our own code in the loop, at the minimum polls, "
   "in their loop and keep no sample. Per row, our own code by function "
   "(raw, with the polls):")
 w("")
-for k in sorted(fns, key=key):
-    if not k.startswith("ours:"):
-        continue
-    who, t, s = k.split(":")
-    w("- %s %s B (%.2f polls): %s." % (t, s, rows[k][7] if k in rows else 0,
-                                       ", ".join("`%s` %.0f" % (fn, n)
-                                                 for fn, n in fns[k])))
+out.extend(fn_lines(rows, fns, key))
 w("")
 for s, iters, ckb, skb in rss:
     w("Resident memory of a long run: `rc_pingpong -s 1 -D %d` made %d round "
@@ -242,16 +225,9 @@ EOF
 python3 - "$work/section.icount-ops" "$work/raw.lf" <<'EOF'
 import sys
 
-rows, fns, info = {}, {}, {}
-for line in open(sys.argv[2]):
-    f = line.rstrip("\n").split(",")
-    if f[0] == "PPICOUNT" and len(f) == 11 and \
-            f[1].split(":")[1] in ("write", "read"):
-        rows[f[1]] = [float(x) for x in f[2:]]
-    elif f[0] == "PPICOUNT-FN" and len(f) == 4:
-        fns.setdefault(f[1], []).append((f[2], float(f[3])))
-    elif f[0] == "PPICOUNT-INFO" and len(f) >= 3:
-        info.setdefault(f[1], ",".join(f[2:]))
+from icount_raw import fn_lines, load
+
+rows, fns, info, _, _ = load(sys.argv[2], one_sided=True)
 if not rows:
     sys.exit(0)
 
@@ -325,13 +301,7 @@ w("What is left, and why: the verbs part (the provider's post_send and "
 w("")
 w("Our own code per row, by function:")
 w("")
-for k in sorted(fns, key=key):
-    if not k.startswith("ours:") or k.split(":")[1] not in ("write", "read"):
-        continue
-    who, op, s = k.split(":")
-    w("- %s %s B (%.2f polls): %s." % (op, s, rows[k][7] if k in rows else 0,
-                                       ", ".join("`%s` %.0f" % (fn, n)
-                                                 for fn, n in fns[k])))
+out.extend(fn_lines(rows, fns, key))
 w("")
 w("<!-- icount-ops:end -->")
 open(sys.argv[1], "w").write("\n".join(out) + "\n")

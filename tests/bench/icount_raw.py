@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: MIT
+"""The output of tests/bench/icount-inside.sh, read once for each section
+that tests/bench/icount.sh writes from it (the Send rows, the one-sided
+rows)."""
+
+ONE_SIDED = ("write", "read")  # rows of the one-sided section
+
+
+def load(path, one_sided):
+    """rows, fns, info, rss, cal of the raw output at PATH: the PPICOUNT rows
+    (and their PPICOUNT-FN, PPICOUNT-POLL lines) of the one-sided operations
+    when ONE_SIDED, else the others."""
+    rows, fns, info, rss, cal = {}, {}, {}, [], {}
+    for line in open(path):
+        f = line.rstrip("\n").split(",")
+        if f[0] in ("PPICOUNT", "PPICOUNT-FN", "PPICOUNT-POLL") and \
+                len(f) > 1 and \
+                (f[1].split(":")[1:2] in [[o] for o in ONE_SIDED]) != \
+                one_sided:
+            continue
+        if f[0] == "PPICOUNT" and len(f) == 11:
+            rows[f[1]] = [float(x) for x in f[2:]]
+        elif f[0] == "PPICOUNT-FN" and len(f) == 4:
+            fns.setdefault(f[1], []).append((f[2], float(f[3])))
+        elif f[0] == "PPICOUNT-INFO" and len(f) >= 3:
+            info.setdefault(f[1], ",".join(f[2:]))
+        elif f[0] == "PPRSS" and len(f) == 5:
+            rss.append([int(x) for x in f[1:]])
+        elif f[0] == "PPICOUNT-POLL" and len(f) == 5:
+            cal[f[1]] = [float(x) for x in f[2:]]
+    return rows, fns, info, rss, cal
+
+
+def fn_lines(rows, fns, key):
+    """One line per row of ours: its own code by function, in KEY order."""
+    lines = []
+    for k in sorted(fns, key=key):
+        if not k.startswith("ours:"):
+            continue
+        _, t, s = k.split(":")
+        lines.append("- %s %s B (%.2f polls): %s." % (
+            t, s, rows[k][7] if k in rows else 0,
+            ", ".join("`%s` %.0f" % (fn, n) for fn, n in fns[k])))
+    return lines
