@@ -60,7 +60,7 @@ export PYTHONPATH=$root/tests/bench${PYTHONPATH:+:$PYTHONPATH}
 python3 - "$work/section.icount" "$work/raw.lf" <<'EOF'
 import sys
 
-from icount_raw import fn_lines, load
+from icount_raw import fn_lines, load, made
 
 rows, fns, info, rss, cal = load(sys.argv[2], one_sided=False)
 
@@ -119,10 +119,7 @@ w("Made by `tests/bench/icount.sh` on %s, binaries of commit %s; %s; "
   "few instructions more or less than an empty one (the tool's handling "
   "of a non-empty poll, less the provider's empty check when a batch is "
   "full), but the completion's own instructions stay in: that is the only "
-  "approximation, at most one such poll per round trip." % (
-      info.get("host_date", "?"), info.get("host_commit", "?"),
-      info.get("valgrind", "valgrind ?"), info.get("kernel", "?"),
-      info.get("n", "?,?").split(",")[0], info.get("n", "?,?").split(",")[-1]))
+  "approximation, at most one such poll per round trip." % made(info))
 w("")
 w("| tool | transport | size | total | loop | after | own | verbs | libc | "
   "other | polls | instr/poll | empty poll | extra | at min polls | "
@@ -225,7 +222,7 @@ EOF
 python3 - "$work/section.icount-ops" "$work/raw.lf" <<'EOF'
 import sys
 
-from icount_raw import fn_lines, load
+from icount_raw import fn_lines, load, made
 
 rows, fns, info, _, _ = load(sys.argv[2], one_sided=True)
 if not rows:
@@ -249,10 +246,7 @@ w("Made by `tests/bench/icount.sh` on %s, binaries of commit %s; %s; guest "
   "back (ib_write_lat: the same); for Read, one read. *polls*: calls of "
   "the provider function the client calls most (each tool polls a CQ or "
   "the buffer's last byte while it waits, so those waits depend on timing "
-  "as the Send rows' empty polls do)." % (
-      info.get("host_date", "?"), info.get("host_commit", "?"),
-      info.get("valgrind", "valgrind ?"), info.get("kernel", "?"),
-      info.get("n", "?,?").split(",")[0], info.get("n", "?,?").split(",")[-1]))
+  "as the Send rows' empty polls do)." % made(info))
 w("")
 w("| tool | operation | size | total | loop | after | own | verbs | libc | "
   "other | polls | instr/poll |")

@@ -42,3 +42,12 @@ def fn_lines(rows, fns, key):
             t, s, rows[k][7] if k in rows else 0,
             ", ".join("`%s` %.0f" % (fn, n) for fn, n in fns[k])))
     return lines
+
+
+def made(info):
+    """date, commit, valgrind, kernel, N1, N2 of the run, for the "Made by"
+    sentence of a section."""
+    n = info.get("n", "?,?").split(",")
+    return (info.get("host_date", "?"), info.get("host_commit", "?"),
+            info.get("valgrind", "valgrind ?"), info.get("kernel", "?"),
+            n[0], n[-1])
