@@ -75,6 +75,14 @@ B = 10000
 ONE_SIDED = ("write", "read", "aaw")
 
 
+def made():
+    """date, commit, kernel, pinning, guests, pairs of the run and the
+    resamples, for the "Made by" sentence of a section."""
+    return (info.get("date", "?"), info.get("host_commit", "?"),
+            info.get("kernel", "?"), info.get("pin", "?"),
+            info.get("host_guests", "?"), info.get("pairs", "?"), B)
+
+
 def resolve(r):
     """The median of the paired ratios R and its bootstrap 95 % interval."""
     rng = random.Random(16)
@@ -132,10 +140,7 @@ w("Made by `tests/bench/walltime.sh` on %s, binaries of commit %s, guest "
   "*slower* when above, else *not resolved*. The A/A row runs "
   "`ibv_rc_pingpong` against itself in the same session: its interval is "
   "what this bed can resolve; a row whose interval is no narrower says "
-  "nothing finer." % (
-      info.get("date", "?"), info.get("host_commit", "?"),
-      info.get("kernel", "?"), info.get("pin", "?"),
-      info.get("host_guests", "?"), info.get("pairs", "?"), B))
+  "nothing finer." % made())
 w("")
 names = {"rc": ("rc_pingpong", "ibv_rc_pingpong"),
          "uc": ("rc_pingpong --uc", "ibv_uc_pingpong"),
@@ -166,10 +171,7 @@ if ops_rows:
       "Write, where both sides write as ours do, and one whole Read for "
       "Read; so ours is its median round trip over 2 for Write, its median "
       "for Read (one Read is our round trip). The A/A row runs "
-      "`ib_write_lat` against itself in the same session." % (
-          info.get("date", "?"), info.get("host_commit", "?"),
-          info.get("kernel", "?"), info.get("pin", "?"),
-          info.get("host_guests", "?"), info.get("pairs", "?"), B))
+      "`ib_write_lat` against itself in the same session." % made())
     w("")
     out.extend(table(ops_rows, {
         "write": ("rc_pingpong --op write", "ib_write_lat"),
