@@ -649,18 +649,9 @@ static uint64_t iter_of(const struct run *s, uint32_t seq)
 	return (uint32_t)(seq - s->cfg->first_seq);
 }
 
-/*
- * The send of message @seq, from the work request built once (rebuilt
- * only when the QP changes).  One send in sig_every is signaled, and only
- * that one is awaited (pp_run_wait_send()): the peer's next message
- * shows that it received ours, so the buffer is free again without a
- * completion.
- */
-static int post_send(struct run *s, uint32_t seq)
+int pp_run_post_swr(struct run *s, uint32_t q, uint32_t imm_be)
 {
 	struct pp_res *r = s->r;
-	uint32_t q = r->num_qps > 1 ? (uint32_t)(iter_of(s, seq) % r->num_qps) :
-				      0;
 	struct ibv_send_wr *bad;
 	bool signaled = ++r->unsignaled >= s->sig_every;
 	int ret;
@@ -669,20 +660,31 @@ static int post_send(struct run *s, uint32_t seq)
 		pp_res_send_wr(r, q, &s->swr, &s->ssge);
 		s->swr_qp = q;
 	}
-	s->swr.imm_data = htonl(seq);
-	s->swr.send_flags = signaled ? r->send_flags :
-				       r->send_flags & ~IBV_SEND_SIGNALED;
+	s->swr.imm_data = imm_be;
+	if (signaled)
+		s->swr.send_flags |= IBV_SEND_SIGNALED;
+	else
+		s->swr.send_flags &= ~(unsigned int)IBV_SEND_SIGNALED;
 	ret = ibv_post_send(r->qp[q], &s->swr, &bad);
-	if (ret) {
-		pp_err_set(s->err, "post send at iteration %u failed: %s", seq,
-			   strerror(ret));
-		return ret;
-	}
-	if (signaled) {
+	if (!ret && signaled) {
 		r->unsignaled = 0;
 		s->send_busy = true;
 	}
-	return 0;
+	return ret;
+}
+
+/* The send of message @seq, its number in the immediate data. */
+static int post_send(struct run *s, uint32_t seq)
+{
+	struct pp_res *r = s->r;
+	uint32_t q = r->num_qps > 1 ? (uint32_t)(iter_of(s, seq) % r->num_qps) :
+				      0;
+	int ret = pp_run_post_swr(s, q, htonl(seq));
+
+	if (ret)
+		pp_err_set(s->err, "post send at iteration %u failed: %s", seq,
+			   strerror(ret));
+	return ret;
 }
 
 int pp_run_wait_send(struct run *s)
@@ -797,14 +799,15 @@ fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
 static int fast_look(struct run *s, uint64_t i, uint64_t t0, bool wait,
 		     int64_t loss_ns)
 {
+	int64_t now = pp_clock_ns();
 	int ret;
 
 	s->iter = i;
-	ret = look_around(s, pp_clock_ns(),
+	ret = look_around(s, now,
 			  wait ? pp_clock_ns_of(t0) + loss_ns : INT64_MAX);
 	if (ret == ETIME)
 		return FAST_LOST;
-	return ret ? ret : peek_due(s, pp_clock_ns());
+	return ret ? ret : peek_due(s, now);
 }
 
 /*

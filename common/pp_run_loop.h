@@ -184,6 +184,21 @@ int pp_run_check_len(struct run *s, const struct ibv_wc *wc);
 int pp_run_wait_cq(struct run *s, int64_t loss_deadline);
 
 /**
+ * pp_run_post_swr() - post the run's send work request on QP @q
+ * @s: the run; s->swr is built once per QP (pp_res_send_wr()) and kept
+ * @q: the QP's index
+ * @imm_be: the immediate data, big-endian (ignored by operations without)
+ *
+ * One post in s->sig_every is signaled and sets s->send_busy; the others
+ * are retired by it: the peer's next message (or write) shows that it got
+ * ours, so the buffer is free again without a completion.
+ *
+ * Return: 0, or what ibv_post_send() failed with (the caller says which
+ * operation and iteration).
+ */
+int pp_run_post_swr(struct run *s, uint32_t q, uint32_t imm_be);
+
+/**
  * pp_run_wait_send() - process completions until the signaled send is done
  * @s: the run (@s->send_busy: a signaled send is outstanding)
  *

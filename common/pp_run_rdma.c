@@ -142,38 +142,19 @@ static uint32_t qp_of(const struct run *s, uint64_t i)
 }
 
 /*
- * The work request of iteration @i, built once per QP (pp_res_send_wr());
- * one in s->sig_every signaled (Write: one QP, no -c; see write_begin()),
- * the others retired by it.
+ * The work request of iteration @i (pp_run_post_swr()): signaled one in
+ * s->sig_every (Write: one QP, no -c; see write_begin()), else always.
  */
 static int post(struct run *s, uint64_t i)
 {
-	struct pp_res *r = s->r;
-	uint32_t q = r->num_qps > 1 ? qp_of(s, i) : 0;
-	bool signaled = ++r->unsignaled >= s->sig_every;
-	struct ibv_send_wr *bad;
-	int ret;
+	uint32_t q = s->r->num_qps > 1 ? qp_of(s, i) : 0;
+	int ret = pp_run_post_swr(s, q, 0);
 
-	if (q != s->swr_qp) {
-		pp_res_send_wr(r, q, &s->swr, &s->ssge);
-		s->swr_qp = q;
-	}
-	if (signaled)
-		s->swr.send_flags |= IBV_SEND_SIGNALED;
-	else
-		s->swr.send_flags &= ~(unsigned int)IBV_SEND_SIGNALED;
-	ret = ibv_post_send(r->qp[q], &s->swr, &bad);
-	if (ret) {
+	if (ret)
 		pp_err_set(s->err, "post RDMA %s at iteration %llu failed: %s",
 			   pp_op_name(s->r->attr.op), (unsigned long long)i,
 			   strerror(ret));
-		return ret;
-	}
-	if (signaled) {
-		r->unsignaled = 0;
-		s->send_busy = true;
-	}
-	return 0;
+	return ret;
 }
 
 static int wait_got(struct run *s)
