@@ -293,13 +293,18 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 
 	r->recv_len =
 		(uint32_t)r->attr.size + (r->tr->datagram ? PP_GRH_LEN : 0);
+	r->recv_bufs = r->attr.buf_per_recv ? r->attr.rx_depth : 1;
 	send_len = (r->attr.size + page - 1) / page * page;
-	r->buf_len = send_len + r->recv_len;
+	r->buf_len = send_len + (size_t)r->recv_len * r->recv_bufs;
 	ret = posix_memalign((void **)&r->buf, page, r->buf_len);
 	if (ret) {
 		r->buf = NULL;
-		pp_err_set(err, "allocate %zu bytes of buffers failed: %s",
-			   r->buf_len, strerror(ret));
+		pp_err_set(
+			err, "allocate %zu bytes of buffers failed: %s%s",
+			r->buf_len, strerror(ret),
+			r->recv_bufs > 1 ?
+				" (-c here gives each receive its buffer: lower -r or -s)" :
+				"");
 		return ret;
 	}
 	memset(r->buf, 0, r->buf_len);
@@ -311,8 +316,11 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 		ret = errno ? errno : ENOMEM;
 		pp_err_set(
 			err,
-			"register MR of %zu bytes failed: %s (lower -s, or raise the locked-memory limit: ulimit -l)",
-			r->buf_len, strerror(ret));
+			"register MR of %zu bytes failed: %s (lower -s%s, or raise the locked-memory limit: ulimit -l)",
+			r->buf_len, strerror(ret),
+			r->recv_bufs > 1 ?
+				" or -r: with -c each receive has its buffer" :
+				"");
 		return ret;
 	}
 	return 0;
@@ -546,23 +554,35 @@ void pp_res_set_size(struct pp_res *r, uint64_t size)
 		r->send_flags |= IBV_SEND_INLINE;
 }
 
-void pp_res_recv_wr(const struct pp_res *r, uint32_t qp_index,
-		    struct ibv_recv_wr *wr, uint32_t n, struct ibv_sge *sge)
+void pp_res_recv_wr(struct pp_res *r, uint32_t qp_index, struct ibv_recv_wr *wr,
+		    uint32_t n, struct ibv_sge *sge)
 {
-	uint32_t i;
+	uint32_t i, slot;
 
-	*sge = (struct ibv_sge){
-		.addr = (uintptr_t)r->recv_buf,
-		.length = r->recv_len,
-		.lkey = r->mr->lkey,
-	};
-	for (i = 0; i < n; i++)
+	/*
+	 * One buffer per receive: buf_per_recv is only asked for one QP and
+	 * no SRQ (pp_res_attr), one queue that completes its receives in the
+	 * order they were posted, at most rx_depth at a time; so receive p
+	 * takes buffer p mod rx_depth, the buffer of receive p - rx_depth,
+	 * which completed before receive p was posted.
+	 */
+	for (i = 0; i < n; i++) {
+		slot = r->recv_next;
+		if (++r->recv_next == r->recv_bufs)
+			r->recv_next = 0;
+		sge[i] = (struct ibv_sge){
+			.addr = (uintptr_t)(r->recv_buf +
+					    (size_t)slot * r->recv_len),
+			.length = r->recv_len,
+			.lkey = r->mr->lkey,
+		};
 		wr[i] = (struct ibv_recv_wr){
-			.wr_id = PP_WRID(qp_index, 1),
+			.wr_id = PP_WRID(qp_index, 1) | (uint64_t)slot << 32,
 			.next = i + 1 < n ? &wr[i + 1] : NULL,
-			.sg_list = sge,
+			.sg_list = &sge[i],
 			.num_sge = 1,
 		};
+	}
 }
 
 int pp_res_post_recv_wr(struct pp_res *r, uint32_t qp_index,
@@ -577,13 +597,13 @@ int pp_res_post_recv_wr(struct pp_res *r, uint32_t qp_index,
 int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n)
 {
 	struct ibv_recv_wr wr[PP_RECV_CHAIN];
-	struct ibv_sge sge;
+	struct ibv_sge sge[PP_RECV_CHAIN];
 	uint32_t k;
 	int ret = 0;
 
 	while (n && !ret) {
 		k = n < PP_RECV_CHAIN ? n : PP_RECV_CHAIN;
-		pp_res_recv_wr(r, qp_index, wr, k, &sge);
+		pp_res_recv_wr(r, qp_index, wr, k, sge);
 		ret = pp_res_post_recv_wr(r, qp_index, wr);
 		n -= k;
 	}

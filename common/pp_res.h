@@ -38,10 +38,14 @@
 
 #define PP_TX_DEPTH 4U /* sends outstanding per QP, at most */
 
-/* wr_id of every work request: the QP index, and whether it is a receive. */
+/*
+ * wr_id of every work request: the QP index, whether it is a receive, and
+ * a receive's buffer (pp_res_recv_data()) in the upper 32 bits.
+ */
 #define PP_WRID(qp_index, is_recv) (((uint64_t)(qp_index) << 1) | (is_recv))
-#define PP_WRID_QP(wr_id) ((uint32_t)((wr_id) >> 1))
+#define PP_WRID_QP(wr_id) (((uint32_t)(wr_id)) >> 1)
 #define PP_WRID_IS_RECV(wr_id) (((wr_id)&1) != 0)
+#define PP_WRID_SLOT(wr_id) ((uint32_t)((wr_id) >> 32))
 
 struct pp_res_attr {
 	enum pp_transport transport;
@@ -58,6 +62,13 @@ struct pp_res_attr {
 	bool plain_send;       /* IBV_WR_SEND, no immediate (rdma-core peers) */
 	enum pp_op op;	       /* the operation (pp_op.h): access, opcodes */
 	bool is_server;	       /* which side: the access it needs (pp_op.h) */
+	/*
+	 * Each posted receive its own buffer, rx_depth of them (-c on a lossy
+	 * transport, one QP): a message stays as it came until it is checked,
+	 * whatever arrives after it (pp_run.c, on_recv()).  Else one buffer
+	 * that every receive shares.
+	 */
+	bool buf_per_recv;
 	/* test hook (PP_TEST_BAD_RKEY, pp_session.c): use a wrong peer rkey */
 	bool bad_rkey;
 	struct pp_trace *trace; /* --trace: each step shown; may be NULL */
@@ -72,8 +83,10 @@ struct pp_res {
 	uint8_t *buf;
 	size_t buf_len;
 	uint8_t *send_buf;
-	uint8_t *recv_buf; /* UD: GRH room first, data at PP_GRH_LEN */
-	uint32_t recv_len; /* bytes per receive: size (+ PP_GRH_LEN for UD) */
+	uint8_t *recv_buf;  /* UD: GRH room first, data at PP_GRH_LEN */
+	uint32_t recv_len;  /* bytes per receive: size (+ PP_GRH_LEN for UD) */
+	uint32_t recv_bufs; /* receive buffers: 1, or rx_depth (buf_per_recv) */
+	uint32_t recv_next; /* the buffer of the next receive posted */
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
 	int xrcd_fd; /* XRC: the domain file, open; else -1 */
@@ -161,10 +174,24 @@ int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n);
  * @qp_index: which QP, for transports without an SRQ
  * @wr: the chain, @n long (@wr[i].next is &@wr[i + 1], the last NULL)
  * @n: how many, at least 1
- * @sge: their buffer (the receive buffer: all of them share it)
+ * @sge: their buffers, @n of them: the one receive buffer, or with
+ *       attr.buf_per_recv the next @n in turn, the buffer in each wr_id
+ *       (PP_WRID_SLOT()); such a chain is posted once, not again
  */
-void pp_res_recv_wr(const struct pp_res *r, uint32_t qp_index,
-		    struct ibv_recv_wr *wr, uint32_t n, struct ibv_sge *sge);
+void pp_res_recv_wr(struct pp_res *r, uint32_t qp_index, struct ibv_recv_wr *wr,
+		    uint32_t n, struct ibv_sge *sge);
+
+/**
+ * pp_res_recv_data() - where the message of a completed receive is
+ * @r: the resources
+ * @wr_id: the receive's, from its completion
+ *
+ * Return: the start of its buffer (UD: the GRH room, the data after it).
+ */
+static inline uint8_t *pp_res_recv_data(const struct pp_res *r, uint64_t wr_id)
+{
+	return r->recv_buf + (size_t)PP_WRID_SLOT(wr_id) * r->recv_len;
+}
 
 /**
  * pp_res_post_recv_wr() - post a chain built by pp_res_recv_wr()

@@ -253,6 +253,11 @@ uint32_t pp_run_data_off(const struct run *s)
 	return s->r->tr->datagram ? PP_GRH_LEN : 0;
 }
 
+const uint8_t *pp_run_recv_data(const struct run *s, const struct ibv_wc *wc)
+{
+	return pp_res_recv_data(s->r, wc->wr_id) + pp_run_data_off(s);
+}
+
 /* Post the receives that replace the completed ones, all at once. */
 static int flush_recv(struct run *s, uint32_t qp_index)
 {
@@ -290,26 +295,33 @@ int pp_run_check_len(struct run *s, const struct ibv_wc *wc)
 	return EPROTO;
 }
 
-/* Ours: every message carries its number; accept the one awaited. */
-static int on_recv(struct run *s, const struct ibv_wc *wc)
+/* -c, ours: the pattern of message @seq from its sender. */
+static void fill(struct run *s, uint32_t seq, bool from_server)
 {
-	uint32_t seq = ntohl(wc->imm_data);
-	int ret;
+	pp_pattern_fill(s->r->send_buf, s->r->msg_size, seq, from_server);
+}
 
-	if (!(wc->wc_flags & IBV_WC_WITH_IMM)) {
-		pp_err_set(
-			s->err,
-			"a message without its iteration number arrived on QP 0x%06x (is the peer one of this toolkit's tools?)",
-			wc->qp_num);
-		return EPROTO;
-	}
-	ret = pp_run_repost(s, wc);
-	if (ret)
-		return ret;
-	/* a late reply to a message counted as lost, maybe of another size */
-	if (s->lossy && seq < s->want)
+/* -c, ours: is @data the pattern of message @seq from its sender? */
+static int check_data(struct run *s, const uint8_t *data, uint32_t seq,
+		      bool from_server)
+{
+	size_t off;
+
+	if (pp_pattern_check(data, s->r->msg_size, seq, from_server, &off))
 		return 0;
-	ret = pp_run_check_len(s, wc);
+	pp_err_set(
+		s->err,
+		"data mismatch in message %u from the %s at byte %zu: expected 0x%02x, got 0x%02x",
+		seq, from_server ? "server" : "client", off,
+		pp_pattern_byte(off, seq, from_server), data[off]);
+	return EILSEQ;
+}
+
+/* Ours: message @seq, not a late reply: accept it if it is the one awaited. */
+static int take(struct run *s, const struct ibv_wc *wc, uint32_t seq)
+{
+	int ret = pp_run_check_len(s, wc);
+
 	if (ret)
 		return ret;
 	if (s->cfg->is_server ? seq >= s->want : seq == s->want) {
@@ -330,11 +342,43 @@ static int on_recv(struct run *s, const struct ibv_wc *wc)
 				seq, s->want);
 			return EPROTO;
 		}
-		return 0;
+		return s->cfg->validate ? check_data(s, pp_run_recv_data(s, wc),
+						     seq, !s->cfg->is_server) :
+					  0;
 	}
 	pp_err_set(s->err, "reply %u arrived while %u was expected", seq,
 		   s->want);
 	return EPROTO;
+}
+
+/* Ours: every message carries its number; accept the one awaited. */
+static int on_recv(struct run *s, const struct ibv_wc *wc)
+{
+	uint32_t seq = ntohl(wc->imm_data);
+	int ret;
+
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		pp_err_set(
+			s->err,
+			"a message without its iteration number arrived on QP 0x%06x (is the peer one of this toolkit's tools?)",
+			wc->qp_num);
+		return EPROTO;
+	}
+	/* a late reply to a message counted as lost, maybe of another size */
+	if (!(s->lossy && seq < s->want)) {
+		ret = take(s, wc, seq);
+		if (ret)
+			return ret;
+	}
+	/*
+	 * Only once the data is checked: with a buffer per receive (-c on a
+	 * lossy transport), what lands on this one's buffer next is the
+	 * receive posted in its turn, after this (pp_res_recv_wr()).  A
+	 * buffer that every receive shares would be overwritten by a message
+	 * that came while this one was being checked: a lossy client sends
+	 * its next message without a reply, as when this side is stopped.
+	 */
+	return pp_run_repost(s, wc);
 }
 
 static void on_send(struct run *s, const struct ibv_wc *wc)
@@ -606,27 +650,6 @@ int pp_run_wait_cq(struct run *s, int64_t loss_deadline)
 		if (ret)
 			return ret;
 	}
-}
-
-/* -c, ours: the pattern of message @seq from its sender. */
-static void fill(struct run *s, uint32_t seq, bool from_server)
-{
-	pp_pattern_fill(s->r->send_buf, s->r->msg_size, seq, from_server);
-}
-
-static int check_data(struct run *s, uint32_t seq, bool from_server)
-{
-	const uint8_t *data = s->r->recv_buf + pp_run_data_off(s);
-	size_t off;
-
-	if (pp_pattern_check(data, s->r->msg_size, seq, from_server, &off))
-		return 0;
-	pp_err_set(
-		s->err,
-		"data mismatch in message %u from the %s at byte %zu: expected 0x%02x, got 0x%02x",
-		seq, from_server ? "server" : "client", off,
-		pp_pattern_byte(off, seq, from_server), data[off]);
-	return EILSEQ;
 }
 
 /*
@@ -950,10 +973,11 @@ static int client_fast(struct run *s)
 	};
 	uint64_t total = cfg->warmup + cfg->iters, i, start = 0, t0 = 0, ns;
 	struct ibv_recv_wr rwr[PP_RECV_CHAIN];
-	struct ibv_sge rsge;
+	struct ibv_sge rsge[PP_RECV_CHAIN];
 	int ret = 0;
 
-	pp_res_recv_wr(r, 0, rwr, s->rx_batch, &rsge);
+	/* posted again and again: one receive buffer (no -c) */
+	pp_res_recv_wr(r, 0, rwr, s->rx_batch, rsge);
 	f.rwr = rwr;
 
 	if (s->swr_qp != 0) {
@@ -1071,11 +1095,6 @@ int pp_run_client_loop(struct run *s)
 			last = s->got_ns;
 			last_lost_ns = lost_ns;
 		}
-		if (cfg->validate) {
-			ret = s->v->check(s, seq, true);
-			if (ret)
-				break;
-		}
 	}
 	/* from the first measured send to the last reply, losses left out */
 	if (last)
@@ -1136,11 +1155,6 @@ int pp_run_server_loop(struct run *s)
 		} else if (i >= cfg->warmup && !start) {
 			start = s->got_ns;
 		}
-		if (cfg->validate) {
-			ret = s->v->check(s, seq, false);
-			if (ret)
-				goto out;
-		}
 		ret = pp_run_wait_send(s);
 		if (ret)
 			goto out;
@@ -1175,7 +1189,6 @@ const struct pp_run_loop pp_run_loop_ours = {
 	.on_recv = on_recv,
 	.on_send = on_send,
 	.fill = fill,
-	.check = check_data,
 	.client = pp_run_client_loop,
 	.server = pp_run_server_loop,
 };
@@ -1222,7 +1235,8 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 			      PP_TX_DEPTH :
 			      1;
 	s.swr_qp = UINT32_MAX;
-	if (s.v == &pp_run_loop_ours)
+	/* -c: every message through on_recv(), which checks it */
+	if (s.v == &pp_run_loop_ours && !cfg->validate)
 		s.fast_len = r->msg_size + pp_run_data_off(&s);
 	s.rx_batch = (r->srq || r->num_qps == 1) &&
 				     r->attr.rx_depth >= 4 * PP_RECV_CHAIN ?

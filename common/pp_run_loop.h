@@ -32,10 +32,12 @@ struct pp_run_loop {
 	int (*on_recv)(struct run *s, const struct ibv_wc *wc);
 	/* a send completed with success */
 	void (*on_send)(struct run *s, const struct ibv_wc *wc);
-	/* -c: write message @seq before it is sent (client and server) */
+	/*
+	 * -c: write message @seq before it is sent (client and server); a
+	 * received message is checked by on_recv(), before its receive is
+	 * posted again
+	 */
 	void (*fill)(struct run *s, uint32_t seq, bool from_server);
-	/* -c: is the message @seq received right?  0 or EILSEQ */
-	int (*check)(struct run *s, uint32_t seq, bool from_server);
 	int (*client)(struct run *s); /* the client's loop */
 	int (*server)(struct run *s); /* the server's loop */
 	/*
@@ -64,8 +66,9 @@ struct run {
 	bool got;	/* a wanted message has arrived */
 	uint32_t got_seq;
 	int64_t got_ns;
-	bool heard; /* a receive completed in the last batch */
-	void *priv; /* the variant's own state */
+	const uint8_t *got_data; /* stock -c: the data of the last message */
+	bool heard;		 /* a receive completed in the last batch */
+	void *priv;		 /* the variant's own state */
 	/* where samples go (pp_run_record()) */
 	struct pp_lhist *cur;  /* NULL: res->samples; else the interval's
 				 histogram, or res->lhist without --interval */
@@ -84,7 +87,8 @@ struct run {
 	uint32_t rx_batch;	/* receives reposted this many at once */
 	uint32_t rx_pending;	/* receives completed, not reposted yet */
 	uint32_t fast_len;	/* ours: the length of a message taken inline
-			      (poll_batch()); 0: every completion on_wc() */
+			      (take_fast()); 0 (-c, stock): every completion
+			      on_wc() */
 	bool progressed;	/* progress since the deadline last moved */
 };
 
@@ -152,6 +156,14 @@ void pp_run_record_end(struct run *s);
  * Return: the GRH room of a datagram transport, else 0.
  */
 uint32_t pp_run_data_off(const struct run *s);
+
+/**
+ * pp_run_recv_data() - the data of the message that receive @wc completed:
+ * in its own buffer (pp_res_attr.buf_per_recv), past the GRH room for UD
+ * @s: the run
+ * @wc: the receive's completion
+ */
+const uint8_t *pp_run_recv_data(const struct run *s, const struct ibv_wc *wc);
 
 /**
  * pp_run_repost() - post the receive that replaces the completed one

@@ -28,12 +28,46 @@ struct srq_server {
 	uint64_t replied;    /* replies completed */
 };
 
+/*
+ * -c with a stock peer: its server checks the byte at each page of the last
+ * message for 0 (pp_rdmacore_chk_ok()); its replies echo our message.
+ * @n: the message's number, for the error line
+ */
+static int check(struct run *s, uint64_t n)
+{
+	const uint8_t *data = s->got_data;
+	const uint8_t *sent = s->r->send_buf;
+	size_t len = s->r->attr.size, off;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!s->cfg->is_server) {
+		for (off = 0; off < len && data[off] == sent[off]; off++)
+			;
+		if (off == len)
+			return 0;
+		pp_err_set(
+			s->err,
+			"reply %llu from the server does not echo the message at byte %zu: sent 0x%02x, got 0x%02x",
+			(unsigned long long)n, off, sent[off], data[off]);
+		return EILSEQ;
+	}
+	if (pp_rdmacore_chk_ok(data, len, page > 0 ? (size_t)page : 0, &off))
+		return 0;
+	pp_err_set(
+		s->err,
+		"message %llu from the client fails the stock -c check at byte %zu: expected 0x00, got 0x%02x (does the client run with -c?)",
+		(unsigned long long)n, off, data[off]);
+	return EILSEQ;
+}
+
 /* A stock peer's message is known only by its arrival (docs/interop.md). */
 static int take(struct run *s, const struct ibv_wc *wc)
 {
 	struct srq_server *st = s->priv;
+	uint64_t n;
 	uint32_t q;
 
+	s->got_data = pp_run_recv_data(s, wc);
 	if (st) {
 		for (q = 0; q < s->r->num_qps; q++)
 			if (s->r->qp[q]->qp_num == wc->qp_num)
@@ -46,8 +80,8 @@ static int take(struct run *s, const struct ibv_wc *wc)
 		}
 		st->qp[q].waiting++;
 		st->qp[q].got_ns = pp_clock_ns();
-		st->arrived++;
-		return 0;
+		n = st->arrived++;
+		return s->cfg->validate ? check(s, n) : 0;
 	}
 	if (s->got) {
 		pp_err_set(
@@ -59,16 +93,17 @@ static int take(struct run *s, const struct ibv_wc *wc)
 	s->got = true;
 	s->got_seq = s->want;
 	s->got_ns = pp_clock_ns();
-	return 0;
+	return s->cfg->validate ? check(s, s->iter) : 0;
 }
 
+/* The message is checked before its receive is posted again. */
 static int on_recv(struct run *s, const struct ibv_wc *wc)
 {
-	int ret = pp_run_repost(s, wc);
+	int ret = pp_run_check_len(s, wc);
 
 	if (!ret)
-		ret = pp_run_check_len(s, wc);
-	return ret ? ret : take(s, wc);
+		ret = take(s, wc);
+	return ret ? ret : pp_run_repost(s, wc);
 }
 
 static void on_send(struct run *s, const struct ibv_wc *wc)
@@ -80,37 +115,6 @@ static void on_send(struct run *s, const struct ibv_wc *wc)
 		st->qp[PP_WRID_QP(wc->wr_id)].busy = false;
 		st->replied++;
 	}
-}
-
-/*
- * -c with a stock peer: its server checks the byte at each page of the last
- * message for 0 (pp_rdmacore_chk_ok()); its replies echo our message.
- */
-static int check(struct run *s, uint32_t seq, bool from_server)
-{
-	const uint8_t *data = s->r->recv_buf + pp_run_data_off(s);
-	const uint8_t *sent = s->r->send_buf;
-	size_t len = s->r->attr.size, off;
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (from_server) {
-		for (off = 0; off < len && data[off] == sent[off]; off++)
-			;
-		if (off == len)
-			return 0;
-		pp_err_set(
-			s->err,
-			"reply %llu from the server does not echo the message at byte %zu: sent 0x%02x, got 0x%02x",
-			(unsigned long long)seq, off, sent[off], data[off]);
-		return EILSEQ;
-	}
-	if (pp_rdmacore_chk_ok(data, len, page > 0 ? (size_t)page : 0, &off))
-		return 0;
-	pp_err_set(
-		s->err,
-		"message %llu from the client fails the stock -c check at byte %zu: expected 0x00, got 0x%02x (does the client run with -c?)",
-		(unsigned long long)seq, off, data[off]);
-	return EILSEQ;
 }
 
 /* What a stock peer's buffer holds before the first send. */
@@ -136,8 +140,7 @@ static void fill(struct run *s, uint32_t seq, bool from_server)
 	(void)seq;
 	if (!from_server)
 		return;
-	memcpy(s->r->send_buf, s->r->recv_buf + pp_run_data_off(s),
-	       s->r->attr.size);
+	memcpy(s->r->send_buf, s->got_data, s->r->attr.size);
 }
 
 /*
@@ -177,12 +180,8 @@ static int srq_server(struct run *s)
 				start = p->got_ns;
 			if (p->last_send)
 				pp_run_record(s, p->last_send, p->got_ns);
-			if (cfg->validate) {
-				ret = check(s, (uint32_t)sent, false);
-				if (ret)
-					goto out;
+			if (cfg->validate)
 				fill(s, (uint32_t)sent, true);
-			}
 			now = pp_clock_ns();
 			ret = pp_res_post_send(s->r, q, (uint32_t)sent);
 			if (ret) {
@@ -222,7 +221,6 @@ const struct pp_run_loop pp_run_loop_stock = {
 	.on_recv = on_recv,
 	.on_send = on_send,
 	.fill = fill,
-	.check = check,
 	.client = pp_run_client_loop,
 	.server = server,
 };

@@ -12,6 +12,8 @@ packages=(
 	cmake gcc make pkg-config libibverbs-dev ibverbs-providers check
 	# Soft-RoCE test bed (the guest kernel is fetched by tests/softroce/guest.sh)
 	qemu-system-x86 busybox-static cpio kmod iproute2
+	# e2e.*.held_check holds a tool in its data check
+	gdb
 	# reference tools and interop peers
 	ibverbs-utils perftest
 	# man pages (docs/CMakeLists.txt builds them when pandoc is present)
