@@ -9,10 +9,14 @@ with --compress-strings=no --compress-pos=no.  Our tools run with
 --dump-before=LOOPFN --dump-after=LOOPFN: OUTn.1 is the profile before the
 loop, OUTn.2 the loop, OUTn (part 3) after it.  A tool without a loop
 function of its own (the stock tools' loop is in main; perftest's binary
-is stripped) writes OUTn alone: its loop is everything that grows with N
-but the calls to qsort (perftest sorts its samples after the loop: that
-is its "after"; its own statistics code cannot be told apart, being
-stripped, and counts as loop).
+is stripped) writes OUTn alone: its loop is the function of the tool's
+binary that calls the provider's poll_cq most often (named by its address
+where the binary is stripped; printed as PPICOUNT-LOOPFN), with all it
+calls, inclusive: perftest's sort of the samples after the loop and
+whatever else differs between its runs (its connection, its reports) stay
+out.  Its calls are split by object as each callee's whole inclusive cost
+is (the provider's locks in libc count as libc, as in our loop's part).
+(Without such a function: all that grows with N but the calls to qsort.)
 
 What grows from N1 to N2 round trips, divided by N2 - N1, is the cost of one
 round trip in the steady state: start-up and tear-down cancel out.  TOOL is
@@ -79,6 +83,10 @@ class Profile:
         self.pcalls = {}
         self.pcost = {}
         self.qsort = 0
+        # (object, function) -> {(object, function) called: inclusive cost}
+        self.calls_to = {}
+        # (object, function) -> {provider function: calls to it}
+        self.pcalls_from = {}
 
     def add(self, path):
         obj = fn = "?"
@@ -111,10 +119,15 @@ class Profile:
                     if call:
                         n, callee_ob, callee = call
                         call = None
+                        to = self.calls_to.setdefault((obj, fn), {})
+                        ck = (callee_ob, callee)
+                        to[ck] = to.get(ck, 0) + cost
                         if is_provider(callee_ob) and not is_verbs(obj):
                             k = (callee_ob, callee)
                             self.pcalls[k] = self.pcalls.get(k, 0) + n
                             self.pcost[k] = self.pcost.get(k, 0) + cost
+                            pf = self.pcalls_from.setdefault((obj, fn), {})
+                            pf[k] = pf.get(k, 0) + n
                         if callee and callee.startswith("qsort") and \
                                 not is_libc(obj):
                             self.qsort += cost
@@ -126,44 +139,74 @@ class Profile:
     def total(self):
         return sum(self.by_obj.values())
 
+    def poll_fn(self):
+        """The provider function called most often from outside the
+        verbs: poll_cq (see the module's text); None without calls."""
+        if not self.pcalls:
+            return None
+        return max(self.pcalls, key=lambda k: self.pcalls[k])
 
-def load(out, parts):
-    """The whole run and, when it has parts, its loop (part 2)."""
-    whole, loop = Profile(), None
-    files = sorted(glob.glob(out + ".*")) + [out]
-    files = [f for f in files if re.fullmatch(re.escape(out) + r"(\.\d+)?", f)]
-    for f in files:
-        whole.add(f)
-    if parts:
-        if len(files) != 3:
-            raise SystemExit("cgsplit: %s: %d parts, expected 3 (was the "
-                             "loop function called once?)" % (out, len(files)))
-        loop = Profile()
-        loop.add(out + ".2")
-    return whole, loop
+    def loop_fn(self, tool):
+        """The tool's function that calls poll_cq most often: its loop,
+        named by address where the binary is stripped; None if none."""
+        k = self.poll_fn()
+        fns = [(n.get(k, 0), f) for f, n in self.pcalls_from.items()
+               if f[0].rsplit("/", 1)[-1] == tool]
+        return max(fns)[1] if fns and max(fns)[0] > 0 else None
+
+    def inclusive(self, key, tool, seen=None):
+        """Function @key's instructions and its callees', by group.  A
+        callee's cost is split as that callee's whole inclusive cost is
+        (the share of each call, as gprof does): a provider function costs
+        the same per call whoever calls it."""
+        if seen is None:
+            seen = set()
+            self.memo = {}
+        if key in self.memo:
+            return self.memo[key]
+        g = {"own": 0, "verbs": 0, "libc": 0, "other": 0}
+        g[group_of(key[0], tool)] += self.by_fn.get(key, 0)
+        seen.add(key)
+        for ck, n in self.calls_to.get(key, {}).items():
+            sub = None if ck in seen else self.inclusive(ck, tool, seen)
+            t = sum(sub.values()) if sub else 0
+            if t <= 0:
+                g[group_of(ck[0], tool)] += n
+                continue
+            for k in g:
+                g[k] += n * sub[k] / t
+        seen.discard(key)
+        self.memo[key] = g
+        return g
+
+
+def group_of(obj, tool):
+    if obj.rsplit("/", 1)[-1] == tool:
+        return "own"
+    if is_verbs(obj):
+        return "verbs"
+    return "libc" if is_libc(obj) else "other"
 
 
 def groups(p, tool):
     g = {"own": 0, "verbs": 0, "libc": 0, "other": 0}
     for obj, n in p.by_obj.items():
-        name = obj.rsplit("/", 1)[-1]
-        if name == tool:
-            g["own"] += n
-        elif is_verbs(obj):
-            g["verbs"] += n
-        elif is_libc(obj):
-            g["libc"] += n
-        else:
-            g["other"] += n
+        g[group_of(obj, tool)] += n
     return g
 
 
-def loop_of(whole, loop, tool):
-    """The loop's instructions, its own part and its polls (a run's)."""
-    p = loop if loop else whole
-    n = p.total() if loop else whole.total() - whole.qsort
-    polls = max(p.pcalls.values()) if p.pcalls else 0
-    return n, groups(p, tool)["own"], polls
+def loop_of(whole, loop, tool, fn):
+    """The loop's instructions, its own part and its polls (a run's):
+    part 2 of a profile cut at the loop, else function @fn, inclusive."""
+    if loop:
+        return loop.total(), groups(loop, tool)["own"], poll_calls(loop)
+    g = whole.inclusive(fn, tool)
+    return sum(g.values()), g["own"], poll_calls(whole)
+
+
+def poll_calls(p):
+    k = p.poll_fn()
+    return p.pcalls[k] if k else 0
 
 
 def main(argv):
@@ -176,16 +219,23 @@ def main(argv):
     w1, l1 = load(out1, parts)
     w2, l2 = load(out2, parts)
     total = (w2.total() - w1.total()) / d
+    fn = None if parts else w2.loop_fn(tool)
     if parts:
         a, b = l1, l2
-        loop = (b.total() - a.total()) / d
+        g1, g2 = groups(a, tool), groups(b, tool)
+    elif fn:
+        # the tool's function that polls, and what it calls (inclusive)
+        a, b = w1, w2
+        g1, g2 = a.inclusive(fn, tool), b.inclusive(fn, tool)
+        print("PPICOUNT-LOOPFN,%s,%s" % (label, fn[1]))
     else:
         a, b = w1, w2
-        loop = total - (w2.qsort - w1.qsort) / d
-    g1, g2 = groups(a, tool), groups(b, tool)
+        g1, g2 = groups(a, tool), groups(b, tool)
+        # qsort's instructions are libc's and the comparator's
+        g1["libc"] -= w1.qsort  # (approximately: all in libc)
+        g2["libc"] -= w2.qsort
     split = {k: (g2[k] - g1[k]) / d for k in g1}
-    if not parts:  # qsort's instructions are libc's and the comparator's
-        split["libc"] -= total - loop  # (approximately: all in libc)
+    loop = sum(split.values())
     # the provider function called most: poll_cq
     grow = {k: b.pcalls.get(k, 0) - a.pcalls.get(k, 0) for k in b.pcalls}
     polls = cost = 0.0
@@ -206,8 +256,8 @@ def main(argv):
             print("PPICOUNT-FN,%s,%s,%.1f" % (label, fn, n))
     if len(argv) == 8:
         wc, lc = load(argv[7], parts)
-        n_b, own_b, polls_b = loop_of(w2, l2, tool)
-        n_c, own_c, polls_c = loop_of(wc, lc, tool)
+        n_b, own_b, polls_b = loop_of(w2, l2, tool, fn)
+        n_c, own_c, polls_c = loop_of(wc, lc, tool, fn)
         extra = polls_c - polls_b
         if extra > 0:
             print("PPICOUNT-POLL,%s,%d,%.2f,%.2f" %

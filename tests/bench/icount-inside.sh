@@ -26,7 +26,8 @@
 #   PP_HOST   address the clients connect to (default 127.0.0.1)
 #   PP_ICOUNT_N1, PP_ICOUNT_N2   round trips of the two runs (default 500, 2500)
 #   PP_ICOUNT_PAUSE_MS  the calibration run's pause of the server (default
-#             2000, below the tools' -T of 5 s; 0: no calibration run)
+#             700: below a UD or UC client's 1 s deadline for a reply at
+#             the default -T of 5 s; 0: no calibration run)
 #   PP_ICOUNT_CASES  which rows to run (default: all), from
 #             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat" (Send)
 #             and "write read lat-write lat-read" (rc_pingpong --op write,
@@ -40,7 +41,7 @@ PP_HOST=${PP_HOST:-127.0.0.1}
 bin=${PP_BIN:?PP_BIN must name the build directory}
 n1=${PP_ICOUNT_N1:-500}
 n2=${PP_ICOUNT_N2:-2500}
-pause_ms=${PP_ICOUNT_PAUSE_MS:-2000}
+pause_ms=${PP_ICOUNT_PAUSE_MS:-700}
 read -r -a cases <<<"${PP_ICOUNT_CASES:-rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read lat-write lat-read}"
 read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
@@ -57,6 +58,7 @@ command -v valgrind >/dev/null || {
 echo "PPICOUNT-INFO,valgrind,$(valgrind --version)"
 echo "PPICOUNT-INFO,kernel,$(uname -r)"
 echo "PPICOUNT-INFO,n,$n1,$n2"
+echo "PPICOUNT-INFO,pause,$pause_ms"
 
 # wait_listen PORT PID: until something listens on PORT (at most 30 s).
 wait_listen() {
@@ -77,17 +79,22 @@ sent_pkts() {
 
 # pause_server PID: once the loop runs (rxe has sent 200 more packets),
 # stop the server for $pause_ms ms, so that the client polls an empty CQ
-# all that time: the calibration run of row().
+# all that time: the calibration run of row(). PID is the timeout wrapper:
+# the server is its child (a stopped wrapper stops nothing: before, every
+# calibration's extra polls were the timing's, a few thousand at most).
 pause_server() {
-	local p0 i
+	local p0 i tool t0
 	p0=$(sent_pkts)
 	for ((i = 0; i < 1200; i++)); do
 		(($(sent_pkts) - p0 >= 200)) && break
 		sleep 0.05
 	done
-	kill -STOP "$1" 2>/dev/null || return 0
+	tool=$(pgrep -P "$1") || return 0
+	t0=$(date +%s%N)
+	kill -STOP "$tool" 2>/dev/null || return 0
 	sleep "$(printf '%d.%03d' $((pause_ms / 1000)) $((pause_ms % 1000)))"
-	kill -CONT "$1" 2>/dev/null || true
+	kill -CONT "$tool" 2>/dev/null || true
+	echo "icount: server $tool stopped for $((($(date +%s%N) - t0) / 1000000)) ms" >&2
 }
 
 # one LABEL LOOPFN N OUT [--pause] -- SERVER... -- CLIENT...: one server
