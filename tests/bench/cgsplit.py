@@ -152,7 +152,8 @@ class Profile:
         k = self.poll_fn()
         fns = [(n.get(k, 0), f) for f, n in self.pcalls_from.items()
                if f[0].rsplit("/", 1)[-1] == tool]
-        return max(fns)[1] if fns and max(fns)[0] > 0 else None
+        best = max(fns, key=lambda x: x[0]) if fns else (0, None)
+        return best[1] if best[0] > 0 else None
 
     def inclusive(self, key, tool, seen=None):
         """Function @key's instructions and its callees', by group.  A
@@ -180,6 +181,22 @@ class Profile:
         return g
 
 
+def load(out, parts):
+    """The whole run and, when it has parts, its loop (part 2)."""
+    whole, loop = Profile(), None
+    files = sorted(glob.glob(out + ".*")) + [out]
+    files = [f for f in files if re.fullmatch(re.escape(out) + r"(\.\d+)?", f)]
+    for f in files:
+        whole.add(f)
+    if parts:
+        if len(files) != 3:
+            raise SystemExit("cgsplit: %s: %d parts, expected 3 (was the "
+                             "loop function called once?)" % (out, len(files)))
+        loop = Profile()
+        loop.add(out + ".2")
+    return whole, loop
+
+
 def group_of(obj, tool):
     if obj.rsplit("/", 1)[-1] == tool:
         return "own"
@@ -200,8 +217,11 @@ def loop_of(whole, loop, tool, fn):
     part 2 of a profile cut at the loop, else function @fn, inclusive."""
     if loop:
         return loop.total(), groups(loop, tool)["own"], poll_calls(loop)
-    g = whole.inclusive(fn, tool)
-    return sum(g.values()), g["own"], poll_calls(whole)
+    if fn:
+        g = whole.inclusive(fn, tool)
+        return sum(g.values()), g["own"], poll_calls(whole)
+    g = groups(whole, tool)
+    return whole.total() - whole.qsort, g["own"], poll_calls(whole)
 
 
 def poll_calls(p):

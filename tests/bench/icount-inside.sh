@@ -26,8 +26,8 @@
 #   PP_HOST   address the clients connect to (default 127.0.0.1)
 #   PP_ICOUNT_N1, PP_ICOUNT_N2   round trips of the two runs (default 500, 2500)
 #   PP_ICOUNT_PAUSE_MS  the calibration run's pause of the server (default
-#             700: below a UD or UC client's 1 s deadline for a reply at
-#             the default -T of 5 s; 0: no calibration run)
+#             400, some 600 under emulation: below a UD or UC client's 1 s
+#             deadline for a reply at the default -T of 5 s; 0: none)
 #   PP_ICOUNT_CASES  which rows to run (default: all), from
 #             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat" (Send)
 #             and "write read lat-write lat-read" (rc_pingpong --op write,
@@ -41,7 +41,7 @@ PP_HOST=${PP_HOST:-127.0.0.1}
 bin=${PP_BIN:?PP_BIN must name the build directory}
 n1=${PP_ICOUNT_N1:-500}
 n2=${PP_ICOUNT_N2:-2500}
-pause_ms=${PP_ICOUNT_PAUSE_MS:-700}
+pause_ms=${PP_ICOUNT_PAUSE_MS:-400}
 read -r -a cases <<<"${PP_ICOUNT_CASES:-rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read lat-write lat-read}"
 read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
