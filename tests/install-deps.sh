@@ -12,8 +12,10 @@ packages=(
 	cmake gcc make pkg-config libibverbs-dev ibverbs-providers check
 	# Soft-RoCE test bed (the guest kernel is fetched by tests/softroce/guest.sh)
 	qemu-system-x86 busybox-static cpio kmod iproute2
-	# e2e.*.held_check holds a tool in its data check
-	gdb
+	# e2e.*.held_check holds a tool in its data check; memcheck of the unit
+	# tests (tests/valgrind.sh), callgrind (tests/bench/icount.sh,
+	# unit.cgsplit)
+	gdb valgrind
 	# reference tools and interop peers
 	ibverbs-utils perftest
 	# man pages (docs/CMakeLists.txt builds them when pandoc is present)

@@ -16,19 +16,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${PP_BUILD_DIR:-$top/build-all}
 
-bash "$top/tests/install-deps.sh"
-status=$(dpkg-query -W -f='${Status}' valgrind 2>/dev/null || true)
-if [[ $status != "install ok installed" ]]; then
-	sudo=()
-	((EUID == 0)) || sudo=(sudo)
-	if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-		apt-get install -qq -y --no-install-recommends valgrind \
-		>/dev/null 2>&1; then
-		echo "valgrind: apt-get failed to install valgrind" >&2
-		exit 1
-	fi
-fi
-
+bash "$top/tests/install-deps.sh" # valgrind among the rest
 mkdir -p "$build"
 log=$build/valgrind-build.log
 if ! { cmake -S "$top" -B "$build" -DPP_WERROR="${PP_WERROR:-ON}" &&

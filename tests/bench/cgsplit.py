@@ -268,12 +268,12 @@ def main(argv):
           (label, total, loop, total - loop, split["own"], split["verbs"],
            split["libc"], split["other"], polls, cost))
     fns = {}
-    for (obj, fn), n in b.by_fn.items():
+    for (obj, name), n in b.by_fn.items():
         if obj.rsplit("/", 1)[-1] == tool:
-            fns[fn] = (n - a.by_fn.get((obj, fn), 0)) / d
-    for fn, n in sorted(fns.items(), key=lambda x: -x[1])[:10]:
+            fns[name] = (n - a.by_fn.get((obj, name), 0)) / d
+    for name, n in sorted(fns.items(), key=lambda x: -x[1])[:10]:
         if n >= 0.5:
-            print("PPICOUNT-FN,%s,%s,%.1f" % (label, fn, n))
+            print("PPICOUNT-FN,%s,%s,%.1f" % (label, name, n))
     if len(argv) == 8:
         wc, lc = load(argv[7], parts)
         n_b, own_b, polls_b = loop_of(w2, l2, tool, fn)

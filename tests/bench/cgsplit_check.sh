@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# cgsplit_check.sh: tests/bench/cgsplit.py on callgrind profiles of a
+# made-up tool, with no RDMA device: a "provider" library librxe-fake.so
+# (a post that calls libc's memset, a poll) and a tool whose loop function
+# posts once and polls twice per round trip through pointers, as
+# ibv_post_send() and ibv_poll_cq() call a provider, then sorts its samples
+# with qsort, as perftest does. The loop must come out the same three ways:
+# cut with --dump-before/--dump-after (ours), taken as the function that
+# polls, inclusive (the stock tools), and the same of a stripped binary
+# (perftest); polls 2 per round trip; and a calibration run with 1000
+# polls more must say so (PPICOUNT-POLL).
+set -euo pipefail
+
+here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
+fail=0
+for cmd in gcc valgrind strip python3; do
+	command -v "$cmd" >/dev/null || {
+		echo "FAIL: no $cmd (run tests/install-deps.sh)"
+		exit 1
+	}
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+cat >prov.c <<'EOF'
+#include <string.h>
+static volatile int x;
+static char buf[256];
+void *(*volatile set)(void *, int, size_t) = memset;
+int rxe_poll(int n)
+{
+	for (int i = 0; i < n; i++)
+		x += i;
+	return 1;
+}
+int rxe_post(int n)
+{
+	set(buf, n, 200);
+	x += n;
+	return 0;
+}
+EOF
+cat >tool.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+int rxe_poll(int n);
+int rxe_post(int n);
+static int (*volatile poll)(int) = rxe_poll;
+static int (*volatile post)(int) = rxe_post;
+static int cmp(const void *a, const void *b)
+{
+	return *(const long *)a < *(const long *)b ? -1 : 1;
+}
+/* argv[2], when given: that many polls more, at round trip 10 */
+__attribute__((noinline)) void pp_run_client_loop(long n, long extra, long *s)
+{
+	for (long i = 0; i < n; i++) {
+		post(3);
+		poll(10);
+		poll(10);
+		for (long k = 0; i == 10 && k < extra; k++)
+			poll(0);
+		s[i] = (i * 7919) % 1000;
+	}
+}
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]), extra = argc > 2 ? atol(argv[2]) : 0;
+	long *s = malloc(n * sizeof(*s));
+	pp_run_client_loop(n, extra, s);
+	qsort(s, n, sizeof(*s), cmp);
+	printf("%ld\n", s[n / 2]);
+	free(s);
+	return 0;
+}
+EOF
+gcc -O1 -g -shared -fPIC -o librxe-fake.so prov.c
+gcc -O1 -g -o faketool tool.c -L. -lrxe-fake -Wl,-rpath,"$work"
+cp faketool fakestrip
+strip fakestrip
+
+cg=(valgrind -q --tool=callgrind --compress-strings=no --compress-pos=no)
+dump=(--dump-before=pp_run_client_loop --dump-after=pp_run_client_loop)
+for n in 500 2500; do
+	"${cg[@]}" "${dump[@]}" --callgrind-out-file="cut.$n" ./faketool "$n" >/dev/null
+	"${cg[@]}" --callgrind-out-file="fn.$n" ./faketool "$n" >/dev/null
+	"${cg[@]}" --callgrind-out-file="strip.$n" ./fakestrip "$n" >/dev/null
+done
+"${cg[@]}" "${dump[@]}" --callgrind-out-file=cut.cal ./faketool 2500 1000 >/dev/null
+"${cg[@]}" --callgrind-out-file=strip.cal ./fakestrip 2500 1000 >/dev/null
+
+split() { # LABEL TOOL PREFIX
+	python3 "$here/cgsplit.py" "$1" "$2" 500 "$3.500" 2500 "$3.2500" "$3.cal"
+}
+cut_out=$(split cut faketool cut)
+fn_out=$(python3 "$here/cgsplit.py" fn faketool 500 fn.500 2500 fn.2500)
+strip_out=$(split strip fakestrip strip)
+printf '%s\n' "$cut_out" "$fn_out" "$strip_out"
+
+# PPICOUNT,LABEL,TOTAL,LOOP,AFTER,OWN,VERBS,LIBC,OTHER,POLLS,POLLCOST
+row() { sed -n 's/^PPICOUNT,[a-z]*,//p' <<<"$1"; }
+expect() { # WHAT GOT WANT
+	if [[ $2 == "$3" ]]; then
+		echo "ok: $1: $2"
+	else
+		echo "FAIL: $1: got '$2', expected '$3'"
+		fail=1
+	fi
+}
+r=$(row "$cut_out")
+expect "the loop by function, inclusive, as the loop cut out" "$(row "$fn_out")" "$r"
+expect "the same of a stripped binary" "$(row "$strip_out")" "$r"
+expect "polls per round trip" "$(cut -d, -f8 <<<"$r")" 2.00
+IFS=, read -r total loop after own verbs libc other _ <<<"$r"
+sum=$((own + verbs + libc + other)) # each rounded: within 2
+expect "the loop is own + verbs + libc + other" \
+	"$((sum - loop <= 2 && loop - sum <= 2))" 1
+expect "libc's memset is in the loop" "$((libc > 0))" 1
+expect "the sort is after the loop" "$((after > 0))" 1
+expect "the loop function named" \
+	"$(sed -n 's/^PPICOUNT-LOOPFN,fn,//p' <<<"$fn_out")" pp_run_client_loop
+expect "the stripped one by address" \
+	"$(sed -n 's/^PPICOUNT-LOOPFN,strip,\(0x\).*/\1/p' <<<"$strip_out")" 0x
+# PPICOUNT-POLL,LABEL,EXTRA,EMPTY,EMPTY_OWN: both ways, the same poll
+cal=$(sed -n 's/^PPICOUNT-POLL,cut,//p' <<<"$cut_out")
+expect "the calibration's extra polls" "${cal%%,*}" 1000
+expect "an extra poll costs something" "$(awk -F, '{ print ($2 > 0) }' <<<"$cal")" 1
+expect "the stripped binary's calibration" \
+	"$(sed -n 's/^PPICOUNT-POLL,strip,//p' <<<"$strip_out")" "$cal"
+((fail == 0)) || exit 1
