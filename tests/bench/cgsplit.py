@@ -118,7 +118,9 @@ class Profile:
                     cost = int(parts[1]) if len(parts) >= 2 else 0
                     if call:
                         n, callee_ob, callee = call
-                        call = None
+                        # cob= names the object of the next call only
+                        # (none: the caller's own)
+                        call = cob = None
                         to = self.calls_to.setdefault((obj, fn), {})
                         ck = (callee_ob, callee)
                         to[ck] = to.get(ck, 0) + cost

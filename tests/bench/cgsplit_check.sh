@@ -10,7 +10,9 @@
 # cut with --dump-before/--dump-after (ours), taken as the function that
 # polls, inclusive (the stock tools), and the same of a stripped binary
 # (perftest); polls 2 per round trip; and a calibration run with 1000
-# polls more must say so (PPICOUNT-POLL).
+# polls more must say so (PPICOUNT-POLL). The loop also calls functions of
+# the tool's own after calls into other objects: callgrind names a call's
+# object (cob=) only when it is not the caller's.
 set -euo pipefail
 
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
@@ -46,24 +48,39 @@ EOF
 cat >tool.c <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 int rxe_poll(int n);
 int rxe_post(int n);
 static int (*volatile poll)(int) = rxe_poll;
 static int (*volatile post)(int) = rxe_post;
+static char scratch[64];
+void *(*volatile set)(void *, int, size_t) = memset;
 static int cmp(const void *a, const void *b)
 {
 	return *(const long *)a < *(const long *)b ? -1 : 1;
+}
+/* a function of the tool's that calls the provider, as the stock tools'
+   pp_post_send(), after a call into libc: its own object, not libc's */
+__attribute__((noinline)) int own_post(int n)
+{
+	set(scratch, n, 10);
+	return post(n);
+}
+/* a function of the tool's called after the provider's: its object */
+__attribute__((noinline)) void own_note(long *s, long i)
+{
+	s[i] = (i * 7919) % 1000;
 }
 /* argv[2], when given: that many polls more, at round trip 10 */
 __attribute__((noinline)) void pp_run_client_loop(long n, long extra, long *s)
 {
 	for (long i = 0; i < n; i++) {
-		post(3);
+		own_post(3);
 		poll(10);
 		poll(10);
 		for (long k = 0; i == 10 && k < extra; k++)
 			poll(0);
-		s[i] = (i * 7919) % 1000;
+		own_note(s, i);
 	}
 }
 int main(int argc, char **argv)
