@@ -141,17 +141,10 @@ class Profile:
     def total(self):
         return sum(self.by_obj.values())
 
-    def poll_fn(self):
-        """The provider function called most often from outside the
-        verbs: poll_cq (see the module's text); None without calls."""
-        if not self.pcalls:
-            return None
-        return max(self.pcalls, key=lambda k: self.pcalls[k])
-
-    def loop_fn(self, tool):
-        """The tool's function that calls poll_cq most often: its loop,
-        named by address where the binary is stripped; None if none."""
-        k = self.poll_fn()
+    def loop_fn(self, tool, k):
+        """The tool's function that calls provider function @k (poll_cq)
+        most often: its loop, named by address where the binary is
+        stripped; None if none."""
         fns = [(n.get(k, 0), f) for f, n in self.pcalls_from.items()
                if f[0].rsplit("/", 1)[-1] == tool]
         best = max(fns, key=lambda x: x[0]) if fns else (0, None)
@@ -214,21 +207,17 @@ def groups(p, tool):
     return g
 
 
-def loop_of(whole, loop, tool, fn):
-    """The loop's instructions, its own part and its polls (a run's):
-    part 2 of a profile cut at the loop, else function @fn, inclusive."""
+def loop_of(whole, loop, tool, fn, pk):
+    """The loop's instructions, its own part and its calls of @pk, the
+    provider's poll_cq (a run's): part 2 of a profile cut at the loop,
+    else function @fn, inclusive."""
     if loop:
-        return loop.total(), groups(loop, tool)["own"], poll_calls(loop)
+        return loop.total(), groups(loop, tool)["own"], loop.pcalls.get(pk, 0)
     if fn:
         g = whole.inclusive(fn, tool)
-        return sum(g.values()), g["own"], poll_calls(whole)
+        return sum(g.values()), g["own"], whole.pcalls.get(pk, 0)
     g = groups(whole, tool)
-    return whole.total() - whole.qsort, g["own"], poll_calls(whole)
-
-
-def poll_calls(p):
-    k = p.poll_fn()
-    return p.pcalls[k] if k else 0
+    return whole.total() - whole.qsort, g["own"], whole.pcalls.get(pk, 0)
 
 
 def main(argv):
@@ -241,31 +230,30 @@ def main(argv):
     w1, l1 = load(out1, parts)
     w2, l2 = load(out2, parts)
     total = (w2.total() - w1.total()) / d
-    fn = None if parts else w2.loop_fn(tool)
+    a, b = (l1, l2) if parts else (w1, w2)
+    # poll_cq: the provider function whose calls grow most with N (not the
+    # one called most: a tool may post all its receives before the loop)
+    grow = {k: b.pcalls.get(k, 0) - a.pcalls.get(k, 0) for k in b.pcalls}
+    pk = max(grow, key=lambda x: grow[x]) if grow else None
+    fn = None if parts else w2.loop_fn(tool, pk)
     if parts:
-        a, b = l1, l2
         g1, g2 = groups(a, tool), groups(b, tool)
     elif fn:
         # the tool's function that polls, and what it calls (inclusive)
-        a, b = w1, w2
         g1, g2 = a.inclusive(fn, tool), b.inclusive(fn, tool)
         print("PPICOUNT-LOOPFN,%s,%s" % (label, fn[1]))
     else:
-        a, b = w1, w2
         g1, g2 = groups(a, tool), groups(b, tool)
         # qsort's instructions are libc's and the comparator's
         g1["libc"] -= w1.qsort  # (approximately: all in libc)
         g2["libc"] -= w2.qsort
     split = {k: (g2[k] - g1[k]) / d for k in g1}
     loop = sum(split.values())
-    # the provider function called most: poll_cq
-    grow = {k: b.pcalls.get(k, 0) - a.pcalls.get(k, 0) for k in b.pcalls}
     polls = cost = 0.0
-    if grow:
-        k = max(grow, key=lambda x: grow[x])
-        polls = grow[k] / d
-        if grow[k] > 0:
-            cost = (b.pcost.get(k, 0) - a.pcost.get(k, 0)) / grow[k]
+    if pk:
+        polls = grow[pk] / d
+        if grow[pk] > 0:
+            cost = (b.pcost.get(pk, 0) - a.pcost.get(pk, 0)) / grow[pk]
     print("PPICOUNT,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,%.0f" %
           (label, total, loop, total - loop, split["own"], split["verbs"],
            split["libc"], split["other"], polls, cost))
@@ -278,8 +266,8 @@ def main(argv):
             print("PPICOUNT-FN,%s,%s,%.1f" % (label, name, n))
     if len(argv) == 8:
         wc, lc = load(argv[7], parts)
-        n_b, own_b, polls_b = loop_of(w2, l2, tool, fn)
-        n_c, own_c, polls_c = loop_of(wc, lc, tool, fn)
+        n_b, own_b, polls_b = loop_of(w2, l2, tool, fn, pk)
+        n_c, own_c, polls_c = loop_of(wc, lc, tool, fn, pk)
         extra = polls_c - polls_b
         if extra > 0:
             print("PPICOUNT-POLL,%s,%d,%.2f,%.2f" %
