@@ -231,10 +231,21 @@ def main(argv):
     w2, l2 = load(out2, parts)
     total = (w2.total() - w1.total()) / d
     a, b = (l1, l2) if parts else (w1, w2)
-    # poll_cq: the provider function whose calls grow most with N (not the
-    # one called most: a tool may post all its receives before the loop)
+    wc = lc = None
+    if len(argv) == 8:
+        wc, lc = load(argv[7], parts)
+    # poll_cq: the provider function whose calls the calibration's pause
+    # multiplied; without one, whose calls grow most with N (not the one
+    # called most: a tool may post all its receives before the loop; at
+    # one poll per round trip poll_cq and post_send tie)
     grow = {k: b.pcalls.get(k, 0) - a.pcalls.get(k, 0) for k in b.pcalls}
     pk = max(grow, key=lambda x: grow[x]) if grow else None
+    c = lc if parts else wc
+    if c and c.pcalls:
+        paused = {k: c.pcalls[k] - b.pcalls.get(k, 0) for k in c.pcalls}
+        top = max(paused, key=lambda x: paused[x])
+        if paused[top] > 0 and top in grow:
+            pk = top
     fn = None if parts else w2.loop_fn(tool, pk)
     if parts:
         g1, g2 = groups(a, tool), groups(b, tool)
@@ -264,8 +275,7 @@ def main(argv):
     for name, n in sorted(fns.items(), key=lambda x: -x[1])[:10]:
         if n >= 0.5:
             print("PPICOUNT-FN,%s,%s,%.1f" % (label, name, n))
-    if len(argv) == 8:
-        wc, lc = load(argv[7], parts)
+    if wc:
         n_b, own_b, polls_b = loop_of(w2, l2, tool, fn, pk)
         n_c, own_c, polls_c = loop_of(wc, lc, tool, fn, pk)
         extra = polls_c - polls_b

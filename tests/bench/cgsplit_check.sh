@@ -76,10 +76,14 @@ __attribute__((noinline)) void own_note(long *s, long i)
 /* argv[2], when given: that many polls more, at round trip 10 */
 __attribute__((noinline)) void pp_run_client_loop(long n, long extra, long *s)
 {
+	/* POLLS=1: one poll per round trip, as many as posts */
+	int two = !getenv("POLLS") || atoi(getenv("POLLS")) != 1;
+
 	for (long i = 0; i < n; i++) {
 		own_post(3);
 		poll(10);
-		poll(10);
+		if (two)
+			poll(10);
 		for (long k = 0; i == 10 && k < extra; k++)
 			poll(0);
 		own_note(s, i);
@@ -117,10 +121,15 @@ done
 split() { # LABEL TOOL PREFIX
 	python3 "$here/cgsplit.py" "$1" "$2" 500 "$3.500" 2500 "$3.2500" "$3.cal"
 }
+for n in 500 2500; do
+	POLLS=1 "${cg[@]}" --callgrind-out-file="one.$n" ./fakestrip "$n" >/dev/null
+done
+POLLS=1 "${cg[@]}" --callgrind-out-file=one.cal ./fakestrip 2500 1000 >/dev/null
 cut_out=$(split cut faketool cut)
+one_out=$(split one fakestrip one)
 fn_out=$(python3 "$here/cgsplit.py" fn faketool 500 fn.500 2500 fn.2500)
 strip_out=$(split strip fakestrip strip)
-printf '%s\n' "$cut_out" "$fn_out" "$strip_out"
+printf '%s\n' "$cut_out" "$fn_out" "$strip_out" "$one_out"
 
 # PPICOUNT,LABEL,TOTAL,LOOP,AFTER,OWN,VERBS,LIBC,OTHER,POLLS,POLLCOST
 row() { sed -n 's/^PPICOUNT,[a-z]*,//p' <<<"$1"; }
@@ -152,4 +161,10 @@ expect "the calibration's extra polls" "${cal%%,*}" 1000
 expect "an extra poll costs something" "$(awk -F, '{ print ($2 > 0) }' <<<"$cal")" 1
 expect "the stripped binary's calibration" \
 	"$(sed -n 's/^PPICOUNT-POLL,strip,//p' <<<"$strip_out")" "$cal"
+# one poll per round trip: the calibration tells poll from post
+expect "one poll per round trip: the loop function" \
+	"$(sed -n 's/^PPICOUNT-LOOPFN,one,//p' <<<"$one_out")" \
+	"$(sed -n 's/^PPICOUNT-LOOPFN,strip,//p' <<<"$strip_out")"
+expect "one poll per round trip: polls, and the cost of one" \
+	"$(row "$one_out" | cut -d, -f8,9)" "1.00,$(cut -d, -f9 <<<"$r")"
 ((fail == 0)) || exit 1
