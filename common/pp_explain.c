@@ -18,7 +18,7 @@ static const char *const causes[] = {
 	[IBV_WC_LOC_LEN_ERR] =
 		"a message longer than the buffer posted for it: do both sides use the same -s?",
 	[IBV_WC_LOC_QP_OP_ERR] =
-		"this QP refused the work request (more inline data than it was created for, or an operation its type does not allow): a bug, please report it with --trace",
+		"this QP refused the work request (more inline data than it was created for, or an operation its type does not allow), or Soft-RoCE found no route to the peer (ip route get): if the route is there, a bug, please report it with --trace",
 	[IBV_WC_LOC_EEC_OP_ERR] = UNUSED_BY_US,
 	[IBV_WC_LOC_PROT_ERR] =
 		"a buffer outside its memory region, or a wrong lkey: a bug, please report it with --trace",
@@ -120,6 +120,16 @@ char *pp_explain_wc(int status, const struct pp_explain_ctx *ctx, char *buf,
 			"port %s is %s now: its link or network device went down (ibv_devinfo, ip link)",
 			ctx->port ? ctx->port : "?",
 			port_state_name(ctx->port_state));
+	else if (ctx->netdev && (ctx->netdev_state == PP_NETDEV_DOWN ||
+				 ctx->netdev_state == PP_NETDEV_NO_CARRIER))
+		snprintf(
+			buf, len,
+			"network device %s of port %s %s: nothing goes through its GIDs (ip link show %s)",
+			ctx->netdev, ctx->port ? ctx->port : "?",
+			ctx->netdev_state == PP_NETDEV_DOWN ?
+				"is down now" :
+				"has lost its carrier now (cable, switch port or the peer's end)",
+			ctx->netdev);
 	else if (status == IBV_WC_RETRY_EXC_ERR)
 		retry_exceeded(ctx, buf, len);
 	else if (ctx->op && !ctx->recv &&

@@ -19,11 +19,13 @@
 
 /* What the run knows when a completion fails. */
 struct pp_explain_ctx {
-	bool recv;	  /* the failed work request was a receive */
-	bool grh;	  /* the path has a GRH (RoCE, or -g on InfiniBand) */
-	const char *port; /* "rxe0:1", for the port's own line */
-	int port_state;	  /* enum ibv_port_state read after the failure; 0:
+	bool recv;	    /* the failed work request was a receive */
+	bool grh;	    /* the path has a GRH (RoCE, or -g on InfiniBand) */
+	const char *port;   /* "rxe0:1", for the port's own line */
+	int port_state;	    /* enum ibv_port_state read after the failure; 0:
 			   * not known */
+	const char *netdev; /* the GRH's GID's network device; NULL: none */
+	int netdev_state;   /* ... its enum pp_explain_netdev then */
 	/* a one-sided operation (pp_op.h): its name, or NULL for a send */
 	const char *op;
 	uint32_t rkey;	/* ... the peer's rkey it used */

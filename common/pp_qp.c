@@ -148,6 +148,24 @@ static int netdev_state(const char *name)
 	return state;
 }
 
+int pp_qp_gid_netdev(struct ibv_context *ctx, uint8_t ib_port,
+		     unsigned int index, char *name, int *state)
+{
+	struct ibv_gid_entry ge;
+	int ret;
+
+	name[0] = '\0';
+	*state = PP_NETDEV_UNKNOWN;
+	ret = ibv_query_gid_ex(ctx, ib_port, index, &ge, 0);
+	if (ret)
+		return ret;
+	if (ge.ndev_ifindex && if_indextoname(ge.ndev_ifindex, name))
+		*state = netdev_state(name);
+	else
+		name[0] = '\0';
+	return 0;
+}
+
 char *pp_qp_explain(struct ibv_context *ctx, const struct pp_qp_cfg *cfg,
 		    enum pp_qp_step step, bool path, bool grh, int err,
 		    char *buf, size_t len)
@@ -163,8 +181,6 @@ char *pp_qp_explain(struct ibv_context *ctx, const struct pp_qp_cfg *cfg,
 		.pkey_index = cfg->pkey_index,
 	};
 	struct ibv_port_attr pa;
-	struct ibv_gid_entry ge;
-	int ret;
 
 	snprintf(port, sizeof(port), "%s:%u", ibv_get_device_name(ctx->device),
 		 cfg->ib_port);
@@ -175,15 +191,11 @@ char *pp_qp_explain(struct ibv_context *ctx, const struct pp_qp_cfg *cfg,
 		q.pkey_tbl_len = pa.pkey_tbl_len;
 	}
 	if (grh) {
-		ret = ibv_query_gid_ex(ctx, cfg->ib_port, cfg->sgid_index, &ge,
-				       0);
-		if (ret == ENODATA) {
-			q.gid_empty = true;
-		} else if (!ret && ge.ndev_ifindex &&
-			   if_indextoname(ge.ndev_ifindex, ndev)) {
+		q.gid_empty = pp_qp_gid_netdev(ctx, cfg->ib_port,
+					       cfg->sgid_index, ndev,
+					       &q.netdev_state) == ENODATA;
+		if (ndev[0])
 			q.netdev = ndev;
-			q.netdev_state = netdev_state(ndev);
-		}
 	}
 	return pp_explain_qp(err, &q, buf, len);
 }

@@ -134,4 +134,23 @@ char *pp_qp_explain(struct ibv_context *ctx, const struct pp_qp_cfg *cfg,
 		    enum pp_qp_step step, bool path, bool grh, int err,
 		    char *buf, size_t len);
 
+/**
+ * pp_qp_gid_netdev() - the network device of a GID, and its state now
+ * @ctx: the device
+ * @ib_port: port number
+ * @index: GID table index
+ * @name: output, IF_NAMESIZE bytes: the device's name ("eth0"); "" when the
+ *        entry names none
+ * @state: output, enum pp_explain_netdev (PP_NETDEV_UNKNOWN when not known)
+ *
+ * A driver learns that its network device went down from a notifier that
+ * can run after its sends have started failing (rxe: the route is gone
+ * first), so the device's own flags name the cause before the port's state
+ * does.
+ *
+ * Return: 0; ENODATA (the entry is empty now); another errno of the query.
+ */
+int pp_qp_gid_netdev(struct ibv_context *ctx, uint8_t ib_port,
+		     unsigned int index, char *name, int *state);
+
 #endif /* PP_QP_H */

@@ -406,6 +406,7 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 		return NULL;
 	}
 	r->attr = *a;
+	r->sgid_index = -1;
 	r->tr = pp_transport_of(a->transport);
 	r->ctx = ctx;
 	r->xrcd_fd = -1;
@@ -496,7 +497,7 @@ int pp_res_connect(struct pp_res *r, const struct pp_qp_cfg *cfg,
 
 	send_cfg.xrc_recv = false;
 	tgt_cfg.xrc_recv = true;
-	r->hop_limit = cfg->use_grh ? cfg->hop_limit : 0;
+	r->sgid_index = cfg->use_grh ? cfg->sgid_index : -1;
 	for (i = 0; i < r->num_qps; i++) {
 		r->remote[i] = remote[i];
 		if (r->attr.bad_rkey && pp_op_remote(r->attr.op)) {

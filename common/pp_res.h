@@ -101,7 +101,7 @@ struct pp_res {
 	struct pp_addr *local;	/* this side's addresses, for the peer */
 	struct pp_addr *remote; /* the peer's, copied at connect */
 	uint32_t max_inline;	/* inline room of the send QPs (0: none) */
-	uint8_t hop_limit;	/* of the GRH (pp_res_connect()); 0: no GRH */
+	int sgid_index;		/* of the GRH (pp_res_connect()); -1: no GRH */
 	uint32_t msg_size;	/* the size sent now (pp_res_set_size()) */
 	uint32_t send_flags; /* IBV_SEND_SIGNALED, plus INLINE when it fits */
 	uint32_t unsignaled; /* pp_run: sends posted since the last signaled

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <arpa/inet.h>
+#include <net/if.h>
 
 #include "pp_clock.h"
 #include "pp_explain.h"
@@ -392,10 +393,10 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 	bool recv = PP_WRID_IS_RECV(wc->wr_id);
 
 	if (wc->status != IBV_WC_SUCCESS) {
-		char why[320], port[64];
+		char why[320], port[64], ndev[IF_NAMESIZE];
 		struct pp_explain_ctx ctx = {
 			.recv = recv,
-			.grh = s->r->hop_limit != 0, /* pp_res_connect() */
+			.grh = s->r->sgid_index >= 0, /* pp_res_connect() */
 			.port = port,
 		};
 		struct ibv_port_attr pa;
@@ -416,6 +417,13 @@ static int on_wc(struct run *s, const struct ibv_wc *wc)
 			 s->r->attr.ib_port);
 		if (!ibv_query_port(s->r->ctx, s->r->attr.ib_port, &pa))
 			ctx.port_state = pa.state;
+		/* ... or its network device, which it follows a moment late */
+		if (ctx.grh &&
+		    !pp_qp_gid_netdev(s->r->ctx, s->r->attr.ib_port,
+				      (unsigned int)s->r->sgid_index, ndev,
+				      &ctx.netdev_state) &&
+		    ndev[0])
+			ctx.netdev = ndev;
 
 		pp_err_set(
 			s->err,

@@ -207,6 +207,7 @@ pp_expect_fast() {
 pp_pair_port=${PP_PORT} # the TCP port of the current pp_pair_run case
 pp_peer=                # the other role: B on A, A on B
 pp_sa='' pp_sb=''       # exit status of the server (A), client (B)
+pp_vlan_gid=            # pp_pair_vlan: the GID index of eth0.100's IPv4
 
 # pp_pair_need: exit 1 unless this is one side of a two-host run.
 pp_pair_need() {
@@ -352,6 +353,20 @@ pp_wait_gid() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# pp_pair_vlan: VLAN 100 on eth0 (eth0.100) with 10.99.2.1 on A, 10.99.2.2
+# on B, up, deleted on exit; waits for its IPv4 GID and sets $pp_vlan_gid to
+# its index. (Not in a command substitution: the exit hook would be lost.)
+pp_pair_vlan() {
+	local x=1
+	[[ $PP_ROLE == A ]] || x=2
+	pp_on_exit 'ip link del eth0.100'
+	ip link add link eth0 name eth0.100 type vlan id 100
+	ip addr add "10.99.2.$x/24" dev eth0.100
+	ip link set eth0.100 up
+	pp_vlan_gid=$(pp_wait_gid "10.99.2.$x" eth0.100) ||
+		pp_fail "host $PP_ROLE: no GID for 10.99.2.$x on eth0.100"
 }
 
 # pp_interop_pair TRANSPORT: our tool against rdma-core's for rc, uc, ud or

@@ -12,23 +12,31 @@
 #              both count the same completed iterations, data intact
 #   link-down  A takes eth0 down mid-run (rc polling): B ends
 #              within its -T (10 s, + 5 s slack) of the cut, exit 1, with one
-#              error line naming what happened (A's port is DOWN, told to B;
-#              retries exceeded; nothing completed within -T);
-#              A's server ends too, no hang; A brings eth0 back up
+#              error line naming what happened (A's port or eth0 is down,
+#              told to B; retries exceeded; nothing completed within -T);
+#              A's server ends too, no hang, with one such line; A brings
+#              eth0 back up
+#   netdev-down  both add VLAN eth0.100 and run UC over its GIDs (-g; the
+#              handshake on eth0); B takes its eth0.100 down mid-run while
+#              eth0 and the port stay up: B's next send fails (Soft-RoCE
+#              finds no route), B exits 1 within 5 s with one error line
+#              that names eth0.100 as down (not the port, not "a bug"),
+#              and A's server exits 1 with B's line
 #   power-off  A powers off mid-run (sysrq b: no FIN, no RST): the same for
 #              B (rc); guest.sh boots A again
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-case_=${1:?usage: twohost_faults.sh loss|link-down|power-off}
+case_=${1:?usage: twohost_faults.sh loss|link-down|netdev-down|power-off}
 pp_pair_need
 port_dir=/sys/class/infiniband/$PP_DEV/ports/1
 timeout_s=10
 slack_s=5
-# What B's error line must name: the server's port that went down (told by
-# A), the peer's NIC that stopped acknowledging, or -T without progress.
-gone_re='port [a-z0-9_]+:[0-9]+ is (DOWN|not active)|retry (counter )?exceeded|nothing completed for [0-9]+ ms'
+# What an error line must name: the server's port, or its network device,
+# that went down (told by A; the port follows the netdev a moment late), the
+# peer's NIC that stopped acknowledging, or -T without progress.
+gone_re='port [a-z0-9_]+:[0-9]+ is (DOWN|not active)|network device [a-z0-9_.@-]+ of port [a-z0-9_]+:[0-9]+ (is down|has lost its carrier)|retry (counter )?exceeded|nothing completed for [0-9]+ ms'
 
 loss() {
 	local c name tool opts bin lost total side
@@ -96,10 +104,23 @@ wait_up() {
 	pp_fail "host A: rxe0 did not come back after eth0 up ($(cat "$port_dir/state"))"
 }
 
+# says_why WHO TOOL LOG: one error line in LOG (stderr: "TOOL: ..."; the
+# partial results go to stdout, whose order against it in one log file means
+# nothing), and it names what happened.
+says_why() {
+	local who=$1 tool=$2 log=$3 errs
+	errs=$(grep -c "^$tool: " "$log" || true)
+	if ((errs == 1)) && grep "^$tool: " "$log" | grep -Eq "$gone_re"; then
+		echo "ok: $who: one error line, and it says what happened"
+	else
+		pp_fail "$who: $errs error lines, expected one matching '$gone_re': $(grep "^$tool: " "$log" | head -n 3)"
+	fi
+}
+
 # cut NAME HOW TOOL [OPTIONS...]: a long run that A cuts off by HOW (down:
 # eth0 down; off: power off), once the run has started.
 cut() {
-	local name=$1 how=$2 tool=$3 bin log=$PP_LOGS/$1.$PP_ROLE pid st=0 t0 ms errs
+	local name=$1 how=$2 tool=$3 bin log=$PP_LOGS/$1.$PP_ROLE pid st=0 t0 ms
 	shift 3
 	bin=$(pp_bin "$tool")
 	pp_pair_next
@@ -136,6 +157,7 @@ cut() {
 		echo "--- $name: host A server output"
 		cat "$log"
 		pp_expect_status "$st" 1 "$name: the server on A"
+		says_why "$name: the server on A" "$tool" "$log"
 		if ((ms < (timeout_s + 5) * 1000)); then
 			echo "ok: $name: the server on A ended $ms ms after the cut"
 		else
@@ -168,22 +190,70 @@ cut() {
 	else
 		pp_fail "$name: the client on B ended $ms ms after the cut, beyond -T $timeout_s s + $slack_s s"
 	fi
-	# One error line (stderr: "<tool>: ..."; the partial results go to
-	# stdout, whose order against it in one log file means nothing).
-	errs=$(grep -c "^$tool: " "$log" || true)
-	if ((errs == 1)) && grep "^$tool: " "$log" | grep -Eq "$gone_re"; then
-		echo "ok: $name: one error line, and it says what happened"
-	else
-		pp_fail "$name: $errs error lines, expected one matching '$gone_re': $(grep "^$tool: " "$log" | head -n 3)"
-	fi
+	says_why "$name: the client on B" "$tool" "$log"
 	if [[ $how == down ]]; then
 		pp_hear "$name.up" >/dev/null || true
 		pp_tell "$name.done"
 	fi
 }
 
+# netdev_down: the GID's netdev down, its port still ACTIVE (see above).
+netdev_down() {
+	local name=vlan.uc bin log pid st=0 t0 ms want
+	bin=$(pp_bin rc_pingpong)
+	log=$PP_LOGS/$name.$PP_ROLE
+	want="network device eth0\\.100 of port $PP_DEV:1 is down now"
+	pp_pair_vlan
+	echo "host $PP_ROLE: eth0.100's IPv4 GID is index $pp_vlan_gid"
+	pp_tell "vlan.$PP_ROLE"
+	pp_hear "vlan.$pp_peer" >/dev/null
+	pp_pair_next
+	echo "=== $name"
+	if [[ $PP_ROLE == A ]]; then
+		pp_server "$name server" "$log" "$bin" -d "$PP_DEV" -p "$pp_pair_port" \
+			--uc -g "$pp_vlan_gid" -T "$timeout_s" -s 1024
+		pid=$pp_pid
+		pp_wait_port "$pp_pair_port" "$pid" || pp_fail "$name: the server is not listening"
+		pp_tell "$name.listen"
+		pp_wait "$pid" || st=$?
+		echo "--- $name: host A server output"
+		cat "$log"
+		pp_expect_status "$st" 1 "$name: the server on A"
+		pp_expect_grep "^rc_pingpong: client: .*$want" "$log" \
+			"$name: the server on A reports the client's cause"
+		pp_tell "$name.done"
+		return
+	fi
+	pp_hear "$name.listen" >/dev/null || return
+	pp_server "$name client" "$log" "$bin" -d "$PP_DEV" -p "$pp_pair_port" \
+		--uc -g "$pp_vlan_gid" -T "$timeout_s" -n 100000000 -s 1024 "$PP_ADDR_A"
+	pid=$pp_pid
+	pp_wait_line '^  remote address' "$log" || pp_fail "$name: the run did not start"
+	sleep 0.5
+	kill -0 "$pid" 2>/dev/null || pp_fail "$name: the client ended before the cut"
+	ip link set eth0.100 down
+	t0=$(pp_now_ms)
+	pp_wait "$pid" || st=$?
+	ms=$(($(pp_now_ms) - t0))
+	echo "--- $name: host B client output"
+	cat "$log"
+	grep -q ACTIVE "$port_dir/state" ||
+		pp_fail "$name: port 1 is $(cat "$port_dir/state") with eth0 up (expected ACTIVE)"
+	echo "ok: $name: port 1 stayed ACTIVE: only the GID's netdev went down"
+	pp_expect_status "$st" 1 "$name: the client on B"
+	# the per-iteration deadline (1 s) and the teardown
+	if ((ms <= 5000)); then
+		echo "ok: $name: the client on B ended $ms ms after the cut"
+	else
+		pp_fail "$name: the client on B ended $ms ms after the cut (expected 5 s at most)"
+	fi
+	gone_re=$want says_why "$name: the client on B" rc_pingpong "$log"
+	pp_hear "$name.done" >/dev/null || true
+}
+
 case $case_ in
 loss) loss ;;
+netdev-down) netdev_down ;;
 link-down)
 	cut down.rc down rc_pingpong -s 4096
 	# srq_pingpong -q 16 -e is left out: once in four runs its server on

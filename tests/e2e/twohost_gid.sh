@@ -28,11 +28,8 @@ x=1
 [[ $PP_ROLE == A ]] || x=2
 bin=$(pp_bin rc_pingpong)
 
-pp_on_exit 'ip link del eth0.100'
 pp_on_exit "ip -6 addr del fd00:99:1::$x/64 dev eth0"
-ip link add link eth0 name eth0.100 type vlan id 100
-ip addr add "10.99.2.$x/24" dev eth0.100
-ip link set eth0.100 up
+pp_pair_vlan
 add6() { # add6 PREFIX NETDEV
 	ip -6 addr add "$1$x/64" dev "$2" nodad
 	pp_wait_gid "$1$x" "$2" >/dev/null || pp_fail "host $PP_ROLE: no GID for $1$x on $2"
@@ -41,8 +38,6 @@ if [[ $PP_ROLE == A ]]; then
 	add6 fd00:99:1:: eth0
 	add6 fd00:99:2:: eth0.100
 fi
-pp_wait_gid "10.99.2.$x" eth0.100 >/dev/null ||
-	pp_fail "host $PP_ROLE: no GID for 10.99.2.$x on eth0.100"
 echo "host $PP_ROLE: GIDs of $PP_DEV port 1:"
 pp_show_gids
 pp_tell "setup.$PP_ROLE"

@@ -35,7 +35,6 @@ active_mtu() {
 	ibv_devinfo -d "$PP_DEV" -i 1 | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
 }
 
-pp_on_exit 'ip link del eth0.100'
 pp_on_exit "ip -6 addr del fd00:99:1::$x/64 dev eth0"
 pp_on_exit 'ip link set eth0 mtu 1500'
 # IPv6 needs a netdev MTU of 1280 at least: A keeps 1500 (rxe active MTU
@@ -52,17 +51,13 @@ for ((i = 0; i < 50; i++)); do
 done
 [[ $(active_mtu) == "$want_mtu" ]] ||
 	pp_fail "host $PP_ROLE: rxe active MTU $(active_mtu), expected $want_mtu"
-ip link add link eth0 name eth0.100 type vlan id 100
-ip addr add "10.99.2.$x/24" dev eth0.100
-ip link set eth0.100 up
+pp_pair_vlan
 add6() { # add6 PREFIX NETDEV
 	ip -6 addr add "$1$x/64" dev "$2" nodad
 	pp_wait_gid "$1$x" "$2" >/dev/null || pp_fail "host $PP_ROLE: no GID for $1$x on $2"
 }
 add6 fd00:99:1:: eth0
 add6 fd00:99:2:: eth0.100
-pp_wait_gid "10.99.2.$x" eth0.100 >/dev/null ||
-	pp_fail "host $PP_ROLE: no GID for 10.99.2.$x on eth0.100"
 # the link-local GID of the VLAN comes with its IPv6 link-local address
 sleep 1
 echo "host $PP_ROLE: eth0 mtu $(cat /sys/class/net/eth0/mtu), rxe active MTU $(active_mtu); GIDs of $PP_DEV port 1:"

@@ -24,6 +24,36 @@ static const struct pp_explain_ctx port_down = {
 	.port = "rxe0:1",
 	.port_state = IBV_PORT_DOWN,
 };
+/* The port still ACTIVE a moment after its network device went down (rxe
+ * learns of it from a notifier that can run after its sends failed). */
+static const struct pp_explain_ctx netdev_down = {
+	.grh = true,
+	.port = "rxe0:1",
+	.port_state = IBV_PORT_ACTIVE,
+	.netdev = "eth0",
+	.netdev_state = PP_NETDEV_DOWN,
+};
+static const struct pp_explain_ctx no_carrier = {
+	.grh = true,
+	.port = "rxe0:1",
+	.port_state = IBV_PORT_ACTIVE,
+	.netdev = "eth0",
+	.netdev_state = PP_NETDEV_NO_CARRIER,
+};
+static const struct pp_explain_ctx netdev_up = {
+	.grh = true,
+	.port = "rxe0:1",
+	.port_state = IBV_PORT_ACTIVE,
+	.netdev = "eth0",
+	.netdev_state = PP_NETDEV_UP,
+};
+static const struct pp_explain_ctx both_down = {
+	.grh = true,
+	.port = "rxe0:1",
+	.port_state = IBV_PORT_DOWN,
+	.netdev = "eth0",
+	.netdev_state = PP_NETDEV_DOWN,
+};
 
 /* Every status but success, up to the last one verbs.h defines. */
 START_TEST(every_status)
@@ -54,6 +84,16 @@ static const struct case_ {
 	  "port rxe0:1 is DOWN now: its link or network device went down (ibv_devinfo, ip link)" },
 	{ IBV_WC_RETRY_EXC_ERR, &port_down,
 	  "port rxe0:1 is DOWN now: its link or network device went down (ibv_devinfo, ip link)" },
+	/* ... or its network device, before the port's state follows */
+	{ IBV_WC_LOC_QP_OP_ERR, &netdev_down,
+	  "network device eth0 of port rxe0:1 is down now: nothing goes through its GIDs (ip link show eth0)" },
+	{ IBV_WC_RETRY_EXC_ERR, &no_carrier,
+	  "network device eth0 of port rxe0:1 has lost its carrier now (cable, switch port or the peer's end): nothing goes through its GIDs (ip link show eth0)" },
+	{ IBV_WC_LOC_QP_OP_ERR, &both_down,
+	  "port rxe0:1 is DOWN now: its link or network device went down (ibv_devinfo, ip link)" },
+	/* a device that is up says nothing: the status's own cause */
+	{ IBV_WC_LOC_QP_OP_ERR, &netdev_up,
+	  "this QP refused the work request (more inline data than it was created for, or an operation its type does not allow), or Soft-RoCE found no route to the peer (ip route get): if the route is there, a bug, please report it with --trace" },
 	{ IBV_WC_RETRY_EXC_ERR, &ib,
 	  "the peer's NIC did not acknowledge: a wrong LID or a path the subnet manager moved, a link down on the path, or the peer host gone" },
 	{ IBV_WC_RNR_RETRY_EXC_ERR, &roce,
