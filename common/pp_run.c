@@ -751,16 +751,16 @@ struct fast {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct pp_lhist *h; /* the histogram, or NULL: samples */
-	uint64_t *samples;
-	double scale;		 /* ns per tick */
-	int64_t loss_ns;	 /* a lossy reply's deadline after its send */
-	uint64_t end;		 /* -D: when it is up, in ticks */
-	uint64_t lost;		 /* ticks spent waiting for lost replies */
+	uint64_t *samples;  /* in ticks, converted after the loop (pp_run()) */
+	double scale;	    /* ns per tick */
+	int64_t loss_ns;    /* a lossy reply's deadline after its send */
+	uint64_t end;	    /* -D: when it is up, in ticks */
+	uint64_t lost;	    /* ticks spent waiting for lost replies ... */
+	uint64_t tail_lost; /* ... of which since completion tail_from */
+	uint64_t tail_from;
 	uint64_t post_sum;	 /* ticks inside ibv_post_send() ... */
 	uint64_t post_max;	 /* ... and the longest */
-	uint64_t tgot;		 /* when the reply came */
-	uint64_t last;		 /* ... the last measured one */
-	uint64_t last_lost;	 /* lost as it was then */
+	uint64_t tgot;		 /* when the reply came (the last one) */
 	uint64_t completed;	 /* measured round trips ... */
 	uint64_t posts;		 /* ... and sends */
 	struct ibv_recv_wr *rwr; /* rx_batch receives, chained */
@@ -839,6 +839,14 @@ static int fast_look(struct run *s, uint64_t i, uint64_t t0, bool wait,
 	if (ret == ETIME)
 		return FAST_LOST;
 	return ret ? ret : peek_due(s, now);
+}
+
+/* A sample in ticks, in ns (0 if the counter went back, between cores). */
+static inline uint64_t ticks_to_ns(uint64_t ticks, double scale)
+{
+	int64_t d = (int64_t)ticks;
+
+	return d > 0 ? (uint64_t)((double)d * scale) : 0;
 }
 
 /*
@@ -922,21 +930,27 @@ fast_round(struct fast *f, uint64_t i, bool measured, uint64_t *t0p)
 	}
 	if (!got) {
 		/* the time spent waiting in vain is not run time */
-		if (measured)
-			f->lost += pp_clock_ticks() - t0;
+		if (measured) {
+			d = (int64_t)(pp_clock_ticks() - t0);
+			f->lost += (uint64_t)d;
+			/* ... nor is it inside the run if no reply follows */
+			if (f->tail_from != f->completed) {
+				f->tail_from = f->completed;
+				f->tail_lost = 0;
+			}
+			f->tail_lost += (uint64_t)d;
+		}
 		s->res->lost++;
 		return 0;
 	}
 	if (measured) {
-		d = (int64_t)(f->tgot - t0);
-		d = d > 0 ? (int64_t)((double)d * f->scale) : 0;
+		/* ticks, converted after the loop: pp_run() */
 		if (f->h)
-			pp_lhist_record(f->h, (uint64_t)d);
+			pp_lhist_record(f->h,
+					ticks_to_ns(f->tgot - t0, f->scale));
 		else
-			f->samples[f->completed] = (uint64_t)d;
+			f->samples[f->completed] = f->tgot - t0;
 		f->completed++;
-		f->last = f->tgot;
-		f->last_lost = f->lost;
 	}
 	return 0;
 }
@@ -1017,19 +1031,28 @@ static int client_fast(struct run *s)
 	s->send_busy = f.busy;
 	s->rx_pending = f.pending;
 	r->unsignaled = f.unsignaled;
-	if (!f.h)
+	if (!f.h) {
+		s->ticks_from = res->nsamples; /* converted by pp_run() */
 		res->nsamples += f.completed;
+		s->ticks_to = res->nsamples;
+	}
 	res->completed += f.completed;
 	res->posts += f.posts;
 	res->post_ns += (uint64_t)((double)f.post_sum * f.scale);
 	ns = (uint64_t)((double)f.post_max * f.scale);
 	if (ns > res->post_max_ns)
 		res->post_max_ns = ns;
-	/* from the first measured send to the last reply, losses left out */
-	if (f.last) {
-		s->last_to = pp_clock_ns_of(f.last);
+	/*
+	 * From the first measured send to the last reply, losses left out:
+	 * those before it (the lost rounds after it, if any, are the tail).
+	 */
+	if (f.completed) {
+		s->last_to = pp_clock_ns_of(f.tgot);
 		res->seconds =
-			(double)(f.last - start - f.last_lost) * f.scale / 1e9;
+			(double)(f.tgot - start - f.lost +
+				 (f.tail_from == f.completed ? f.tail_lost :
+							       0)) *
+			f.scale / 1e9;
 	}
 	return ret;
 }
@@ -1215,6 +1238,7 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 	   struct pp_err *err)
 {
 	struct run s;
+	size_t k;
 	int ret;
 
 	pp_clock_init();
@@ -1258,6 +1282,11 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 	ret = cfg->is_server ? s.v->server(&s) : s.v->client(&s);
 	if (ret == PP_RUN_PEER_DONE)
 		ret = 0;
+	/* client_fast()'s samples, in ticks in its loop, as perftest keeps
+	 * its cycles: the conversion is after the loop, with the sort */
+	for (k = s.ticks_from; k < s.ticks_to; k++)
+		res->samples[k] =
+			ticks_to_ns(res->samples[k], pp_clock.ns_per_tick);
 	pp_run_record_end(&s);
 	/* the receives of a batch not complete yet: the next size needs them */
 	if (s.rx_pending) {

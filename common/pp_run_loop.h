@@ -90,6 +90,8 @@ struct run {
 			      (take_fast()); 0 (-c, stock): every completion
 			      on_wc() */
 	bool progressed;	/* progress since the deadline last moved */
+	size_t ticks_from;	/* client_fast(): res->samples in ticks from */
+	size_t ticks_to;	/* ... here to here, converted after it */
 };
 
 /**
