@@ -578,7 +578,7 @@ void pp_res_recv_wr(struct pp_res *r, uint32_t qp_index, struct ibv_recv_wr *wr,
 			.lkey = r->mr->lkey,
 		};
 		wr[i] = (struct ibv_recv_wr){
-			.wr_id = PP_WRID(qp_index, 1) | (uint64_t)slot << 32,
+			.wr_id = PP_WRID_RECV(qp_index, slot),
 			.next = i + 1 < n ? &wr[i + 1] : NULL,
 			.sg_list = &sge[i],
 			.num_sge = 1,

@@ -43,6 +43,8 @@
  * a receive's buffer (pp_res_recv_data()) in the upper 32 bits.
  */
 #define PP_WRID(qp_index, is_recv) (((uint64_t)(qp_index) << 1) | (is_recv))
+#define PP_WRID_RECV(qp_index, slot) \
+	(PP_WRID(qp_index, 1) | (uint64_t)(slot) << 32)
 #define PP_WRID_QP(wr_id) (((uint32_t)(wr_id)) >> 1)
 #define PP_WRID_IS_RECV(wr_id) (((wr_id)&1) != 0)
 #define PP_WRID_SLOT(wr_id) ((uint32_t)((wr_id) >> 32))
