@@ -641,7 +641,34 @@ submit_pair() {
 		fi
 	done
 	rm -rf "$meet"
+	if ((sa != 0 && sa != 77 || sb != 0 && sb != 77)); then
+		pair_link "$pdir" || { sa=1; }
+	fi
 	pair_exit "$sa" "$sb"
+}
+
+# pair_link DIR: after a failed pair test, does the emulated link between
+# the two guests still carry anything (pair-link.sh on A)? If not, say so
+# (a failure of the bed, not of the tools) and boot both guests again, so
+# that the tests after this one run on a working pair. Returns 1 then.
+pair_link() {
+	local pdir=$1 out role cmd script job_env
+	cmd=(bash "$here/pair-link.sh")
+	script=$here/pair-link.sh
+	job_env="export PP_ROLE=A PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b"
+	out=$(submit_job "$pdir/a" 2>&1) && return 0
+	echo "$prog: the emulated link between the two guests is dead after this test (host A gets no ARP reply from host B): a failure of the test bed, not of the tools; booting both guests again"
+	printf '  %s\n' "${out//$'\n'/$'\n'  }"
+	for role in A B; do
+		stop_guest "$pdir/${role,,}" >/dev/null 2>&1 || true
+		boot_guest "$pdir/${role,,}" "$role"
+	done
+	if wait_ready "$pdir/a" "$pdir/b"; then
+		echo "$prog: both guests booted again, the link works"
+	else
+		echo "$prog: the pair did not come back"
+	fi
+	return 1
 }
 
 # --start: boot a shared guest (--pair: both hosts at once) and wait until
