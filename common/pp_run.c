@@ -730,12 +730,15 @@ int pp_run_wait_send(struct run *s)
 	return 0;
 }
 
-/* Can pp_run_client_loop() take client_fast()?  See there. */
-static bool client_fast_fits(const struct run *s)
+bool pp_run_fast_fits(const struct run *s)
 {
-	return s->v == &pp_run_loop_ours && s->fast_len && s->r->num_qps == 1 &&
-	       s->sig_every == PP_TX_DEPTH && !s->cfg->validate &&
-	       !s->cfg->use_event && s->cfg->interval_ns <= 0 && pp_clock.ticks;
+	const struct pp_run_cfg *cfg = s->cfg;
+	bool send = s->v == &pp_run_loop_ours && s->fast_len &&
+		    s->sig_every == PP_TX_DEPTH;
+	bool read = s->r->attr.op == PP_OP_READ;
+
+	return (send || read) && s->r->num_qps == 1 && !cfg->validate &&
+	       !cfg->use_event && cfg->interval_ns <= 0 && pp_clock.ticks;
 }
 
 #define FAST_TIME_UP (-2) /* fast_round(): -D is up */
@@ -772,7 +775,7 @@ struct fast {
 /* The completions of one poll: the reply or a send inline, else on_wc(). */
 static inline __attribute__((always_inline)) int
 fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
-	  uint32_t want_be, bool *got)
+	  uint32_t want_be, bool *got, bool read)
 {
 	struct run *s = f->s;
 	int k, ret;
@@ -783,6 +786,10 @@ fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
 
 		if (ok && !PP_WRID_IS_RECV(w->wr_id)) {
 			f->busy = false;
+			if (read) { /* the read is the round trip */
+				f->tgot = pp_clock_ticks();
+				*got = true;
+			}
 			if (!f->lossy)
 				s->progressed = true;
 			continue;
@@ -851,11 +858,12 @@ static inline uint64_t ticks_to_ns(uint64_t ticks, double scale)
 
 /*
  * One round trip of client_fast(), message @i, measured or not (inlined
- * twice, so that the warm-up's tests cost nothing): *t0 is when it was
+ * twice, so that the warm-up's tests cost nothing); @read: an RDMA Read
+ * and its completion, not a send and the reply: *t0 is when it was
  * sent; 0, or PP_RUN_PEER_DONE, or an error with the run's err set.
  */
 static inline __attribute__((always_inline)) int
-fast_round(struct fast *f, uint64_t i, bool measured, uint64_t *t0p)
+fast_round(struct fast *f, uint64_t i, bool measured, bool read, uint64_t *t0p)
 {
 	struct run *s = f->s;
 	uint32_t seq = s->cfg->first_seq + (uint32_t)i;
@@ -878,18 +886,29 @@ fast_round(struct fast *f, uint64_t i, bool measured, uint64_t *t0p)
 	*t0p = t0;
 	if (t0 >= f->end)
 		return FAST_TIME_UP;
-	s->swr.imm_data = want_be;
-	if (++f->unsignaled < PP_TX_DEPTH) {
-		s->swr.send_flags = f->unsig_flags;
+	if (read) {
+		f->busy = true; /* every read is signaled: pp_res_send_wr() */
 	} else {
-		s->swr.send_flags = f->sig_flags;
-		f->unsignaled = 0;
-		f->busy = true;
+		s->swr.imm_data = want_be;
+		if (++f->unsignaled < PP_TX_DEPTH) {
+			s->swr.send_flags = f->unsig_flags;
+		} else {
+			s->swr.send_flags = f->sig_flags;
+			f->unsignaled = 0;
+			f->busy = true;
+		}
 	}
 	ret = f->post(f->qp, &s->swr, &bad);
 	if (ret) {
-		pp_err_set(s->err, "post send at iteration %u failed: %s", seq,
-			   strerror(ret));
+		if (read)
+			pp_err_set(
+				s->err,
+				"post RDMA read at iteration %llu failed: %s",
+				(unsigned long long)i, strerror(ret));
+		else
+			pp_err_set(s->err,
+				   "post send at iteration %u failed: %s", seq,
+				   strerror(ret));
 		return ret;
 	}
 	if (measured) {
@@ -905,7 +924,7 @@ fast_round(struct fast *f, uint64_t i, bool measured, uint64_t *t0p)
 	for (;;) {
 		n = poll(cq, PP_POLL_BATCH, wc);
 		if (n > 0) {
-			ret = fast_take(f, wc, n, i, want_be, &got);
+			ret = fast_take(f, wc, n, i, want_be, &got, read);
 			if (ret)
 				return ret;
 			if ((got || gone) && !f->busy)
@@ -967,7 +986,8 @@ fast_round(struct fast *f, uint64_t i, bool measured, uint64_t *t0p)
  * trip; the signal again, the deadlines (-T, a lost reply) and the peer's
  * DONE every PP_SPINS_PER_CLOCK empty polls, as pp_run_wait_cq() does.
  */
-static int client_fast(struct run *s)
+static inline __attribute__((always_inline)) int client_fast(struct run *s,
+							     bool read)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
@@ -1007,12 +1027,12 @@ static int client_fast(struct run *s)
 		s->swr_qp = 0;
 	}
 	for (i = 0; i < cfg->warmup; i++) {
-		ret = fast_round(&f, i, false, &t0);
+		ret = fast_round(&f, i, false, read, &t0);
 		if (ret)
 			break;
 	}
 	if (!ret && i < total) {
-		ret = fast_round(&f, i, true, &t0);
+		ret = fast_round(&f, i, true, read, &t0);
 		start = t0;
 		if (cfg->duration_ns)
 			f.end = t0 +
@@ -1021,7 +1041,7 @@ static int client_fast(struct run *s)
 			i++;
 	}
 	for (; !ret && i < total; i++) {
-		ret = fast_round(&f, i, true, &t0);
+		ret = fast_round(&f, i, true, read, &t0);
 		if (ret)
 			break;
 	}
@@ -1057,6 +1077,11 @@ static int client_fast(struct run *s)
 	return ret;
 }
 
+int pp_run_read_fast(struct run *s)
+{
+	return client_fast(s, true);
+}
+
 int pp_run_client_loop(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
@@ -1068,8 +1093,8 @@ int pp_run_client_loop(struct run *s)
 	bool measured;
 	int ret = 0;
 
-	if (client_fast_fits(s))
-		return client_fast(s);
+	if (pp_run_fast_fits(s))
+		return client_fast(s, false);
 	for (i = 0; i < total; i++) {
 		seq = cfg->first_seq + (uint32_t)i;
 		measured = i >= cfg->warmup;

@@ -248,6 +248,24 @@ void pp_run_note_post(struct pp_run_result *res, int64_t from, int64_t to);
 int pp_run_server_loop(struct run *s);
 
 /**
+ * pp_run_fast_fits() - can the client take the lean loop (docs/measurement.md,
+ * "The hot loop"): a send with our protocol, or an RDMA Read, on one QP,
+ * without -c, polling, without --interval, with the cycle counter?
+ * @s: the run
+ */
+bool pp_run_fast_fits(const struct run *s);
+
+/**
+ * pp_run_read_fast() - the lean loop for RDMA Read (pp_run_fast_fits()):
+ * post the read, poll for its completion, measure; the send loop's own
+ * code with the read as its round trip
+ * @s: the run
+ *
+ * Return: 0 or an error with @s->err set.
+ */
+int pp_run_read_fast(struct run *s);
+
+/**
  * pp_run_client_loop() - the client's loop: send, await the reply, measure
  * @s: the run
  *

@@ -386,6 +386,8 @@ static int request_client(struct run *s)
 	bool measured;
 	int ret = 0;
 
+	if (!atomic && pp_run_fast_fits(s))
+		return pp_run_read_fast(s);
 	for (i = 0; i < total; i++) {
 		measured = i >= cfg->warmup;
 		s->iter = i;

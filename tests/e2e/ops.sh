@@ -8,7 +8,8 @@
 #   good     every operation with -c, polling: write, write-imm and read at
 #            1 B, 4 KiB and 1 MiB, fetch-add and cmp-swap at 8 B; write-imm
 #            with -e; UC write and write-imm; srq write with 4 QPs; -a
-#            sweeps of write and read; --warmup, -D, --json and --trace.
+#            sweeps of write and read; --warmup, -D, --json and --trace;
+#            read without -c (the lean loop) at 1 B, 4 KiB and with -D.
 #            Both sides exit 0 and print their result lines.
 #   refused  what a transport does not allow, refused on both sides: our
 #            client at its command line (UC read, UD write, a 16-byte
@@ -121,6 +122,14 @@ good)
 	good srq.fetch-add srq_pingpong 200 -q 4 --op fetch-add -c
 	good write.warmup rc_pingpong 100 --op write -s 64 -c --warmup 50
 	good fetch-add.warmup rc_pingpong 100 --op fetch-add --warmup 20
+	# without -c a read takes the Send rows' lean loop (pp_run_read_fast())
+	good read.fast.1 rc_pingpong 200 --op read -s 1
+	good read.fast.4096 rc_pingpong 200 --op read -s 4096 --warmup 50
+	run read.fast.duration rc_pingpong -- --op read -s 64 -D 1
+	pp_expect_status "$sst" 0 "read.fast.duration: server"
+	pp_expect_status "$cst" 0 "read.fast.duration: client"
+	pp_expect_grep '^latency usec: n [1-9][0-9]+ ' \
+		"$PP_LOGS/read.fast.duration.client" "read.fast.duration: client: latency line"
 
 	# the atomics' values: the server's word after N fetch-adds is N times
 	# the addend, checked by the server at the end (--trace shows nothing
