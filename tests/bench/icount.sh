@@ -205,13 +205,15 @@ w("")
 w("What is left, and why: our own code in the loop, at the minimum polls, "
   "is the work the tools measure with, per round trip: three reads of the "
   "cycle counter (the send, the return from `ibv_post_send()`, the reply), "
-  "the sample's conversion to ns and its store, the sum and maximum of the "
-  "time inside `ibv_post_send()`, the checks of the reply's number and "
-  "length, the signal and the `-D` deadline, the send's flags (one in 4 "
-  "signaled), the receives reposted 16 per call "
+  "the sample's store (in ticks: its conversion to ns comes after the "
+  "loop, with the sort, some 13 instructions a sample in *after*), the "
+  "sum and maximum of the time inside `ibv_post_send()`, the checks of the "
+  "reply's number and length, the signal and the `-D` deadline, the "
+  "send's flags (one in 4 signaled), the receives reposted 16 per call "
   "(docs/measurement.md, \"The hot loop\"); the stock tools read no clock "
   "in their loop and keep no sample. Per row, our own code by function "
-  "(raw, with the polls):")
+  "(raw, with the polls; `client_fast()` is inlined into "
+  "`pp_run_client_loop`):")
 w("")
 out.extend(fn_lines(rows, fns, key))
 w("")
