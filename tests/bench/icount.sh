@@ -23,7 +23,9 @@
 #   PP_BIN     build directory of our tools (default: build/ of the tree)
 #   PP_ICOUNT_*  passed to icount-inside.sh (see its header);
 #              PP_ICOUNT_RSS_SECONDS adds a -D run of that many seconds
-#              whose resident memory is measured on both sides
+#              whose resident memory is measured on both sides; without it
+#              the section keeps the memory line of the last run that had
+#              one, marked as kept
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/host-lib.sh"
@@ -57,12 +59,26 @@ grep -q '^PPICOUNT,' "$work/raw" || {
 
 tr -d '\r' <"$work/raw" >"$work/raw.lf"
 export PYTHONPATH=$root/tests/bench${PYTHONPATH:+:$PYTHONPATH}
-python3 - "$work/section.icount" "$work/raw.lf" <<'EOF'
+python3 - "$work/section.icount" "$work/raw.lf" "$out" <<'EOF'
+import os
 import sys
 
 from icount_raw import fn_lines, load, made
 
 rows, fns, info, rss, cal = load(sys.argv[2], one_sided=False)
+
+# A run without PP_ICOUNT_RSS_SECONDS measures no memory: the section keeps
+# the figure of the last run that did, saying so, rather than losing it.
+RSS_LINE = "Resident memory of a long run:"
+KEPT = " (Kept from an earlier run of this script: this run measured none.)"
+kept_rss = None
+if not rss and os.path.exists(sys.argv[3]):
+    text = open(sys.argv[3]).read()
+    a = text.find("<!-- icount:begin -->")
+    b = text.find("<!-- icount:end -->")
+    for line in text[a:b].splitlines() if 0 <= a < b else []:
+        if line.startswith(RSS_LINE):
+            kept_rss = line if line.endswith(KEPT) else line + KEPT
 
 # The polls a round trip needs when its completions are all there: ours and
 # the stock tools poll one CQ for both (a batch of 16, of 2); ib_send_lat
@@ -221,6 +237,9 @@ for s, iters, ckb, skb in rss:
     w("Resident memory of a long run: `rc_pingpong -s 1 -D %d` made %d round "
       "trips; peak resident memory (VmHWM) %.1f MB on the client, %.1f MB on "
       "the server." % (s, iters, ckb / 1024, skb / 1024))
+    w("")
+if kept_rss:
+    w(kept_rss)
     w("")
 w("<!-- icount:end -->")
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
