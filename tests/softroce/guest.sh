@@ -623,34 +623,42 @@ submit_pair() {
 	pair_exit "$sa" "$sb"
 }
 
-# pair_once DIR: one run of the script on both hosts (submit_pair); sets
-# sa and sb, the exit statuses of A's and B's side.
-pair_once() {
-	local pdir=$1 id meet out role pa pb t0
-	sa=0 sb=0
-	id=$(date +%s%N).$$
-	meet=$pdir/meet/$id
-	mkdir -p "$meet"
-	out=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair-out.XXXXXX")
-	# Both sides must agree on the exchange port.
-	export PP_PORT=${PP_PORT:-$((20000 + RANDOM % 20000))}
+# submit_both DIR OUT ENV: run "${cmd[@]}" as a job on both hosts of the
+# pair in DIR at once, with job_env ENV (@ROLE@ in it: A, B); their outputs
+# in OUT/A and OUT/B; sets sa and sb, the exit statuses of A's and B's.
+submit_both() {
+	local pdir=$1 out=$2 template=$3 role pa pb
 	for role in A B; do
 		(
-			pair_meet=$meet pair_role=$role
-			job_env="export PP_DEV=rxe0 PP_ROLE=$role PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b PP_HOST=$pair_addr_a PP_MEET=/run/pp-meet/$id; unset PP_GID"
+			pair_role=$role
+			job_env=${template//@ROLE@/$role}
 			submit_job "$pdir/${role,,}"
 		) >"$out/$role" 2>&1 &
 		if [[ $role == A ]]; then pa=$!; else pb=$!; fi
 	done
+	sa=0 sb=0
 	wait "$pa" || sa=$?
 	wait "$pb" || sb=$?
+}
+
+# pair_once DIR: one run of the script on both hosts (submit_pair); sets
+# sa and sb, the exit statuses of A's and B's side.
+pair_once() {
+	local pdir=$1 id pair_meet out role t0
+	id=$(date +%s%N).$$
+	pair_meet=$pdir/meet/$id # submit_job: a host may power itself off
+	mkdir -p "$pair_meet"
+	out=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair-out.XXXXXX")
+	# Both sides must agree on the exchange port.
+	export PP_PORT=${PP_PORT:-$((20000 + RANDOM % 20000))}
+	submit_both "$pdir" "$out" "export PP_DEV=rxe0 PP_ROLE=@ROLE@ PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b PP_HOST=$pair_addr_a PP_MEET=/run/pp-meet/$id; unset PP_GID"
 	for role in A B; do
 		echo "=== host $role"
 		cat "$out/$role"
 	done
 	rm -rf "$out"
 	for role in A B; do
-		[[ -e $meet/poweroff-$role ]] || continue
+		[[ -e $pair_meet/poweroff-$role ]] || continue
 		t0=$SECONDS
 		boot_guest "$pdir/${role,,}" "$role"
 		if wait_ready "$pdir/${role,,}"; then
@@ -660,7 +668,7 @@ pair_once() {
 			sa=1
 		fi
 	done
-	rm -rf "$meet"
+	rm -rf "$pair_meet"
 }
 
 # pair_link DIR: after a failed pair test, does the emulated link between
@@ -670,30 +678,18 @@ pair_once() {
 # 1 if they came back. Returns 1 then.
 pair_back=0
 pair_link() {
-	local pdir=$1 role st=0 cmd script job_env
-	local -A out pid
+	local pdir=$1 role out cmd script sa sb
 	cmd=(bash "$here/pair-link.sh")
 	script=$here/pair-link.sh
-	for role in A B; do
-		out[$role]=$(mktemp "${TMPDIR:-/tmp}/pp-pair-link.XXXXXX")
-		(
-			job_env="export PP_ROLE=$role PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b"
-			submit_job "$pdir/${role,,}"
-		) >"${out[$role]}" 2>&1 &
-		pid[$role]=$!
-	done
-	for role in A B; do
-		wait "${pid[$role]}" || st=1
-	done
-	if ((st == 0)); then
-		rm -f "${out[A]}" "${out[B]}"
+	out=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair-link.XXXXXX")
+	submit_both "$pdir" "$out" "export PP_ROLE=@ROLE@ PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b"
+	if ((sa == 0 && sb == 0)); then
+		rm -rf "$out"
 		return 0
 	fi
 	echo "$prog: the emulated link between the two guests is dead after this test (no ARP reply between them): a failure of the test bed, not of the tools; booting both guests again"
-	for role in A B; do
-		sed 's/^/  /' "${out[$role]}"
-		rm -f "${out[$role]}"
-	done
+	sed 's/^/  /' "$out/A" "$out/B"
+	rm -rf "$out"
 	for role in A B; do
 		stop_guest "$pdir/${role,,}" >/dev/null 2>&1 || true
 		boot_guest "$pdir/${role,,}" "$role"
