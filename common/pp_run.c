@@ -769,6 +769,7 @@ struct fast {
 	struct ibv_recv_wr *rwr; /* rx_batch receives, chained */
 	uint32_t fast_len, rx_batch, sig_flags, unsig_flags;
 	uint32_t unsignaled, pending;
+	uint32_t got_seq; /* server: the message's number (fast_take()) */
 	bool busy, lossy;
 };
 
@@ -825,6 +826,12 @@ fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
 			s->progressed = true;
 		if (ret)
 			return ret;
+		/* the server on UD, UC: a message past a gap (take()) */
+		if (s->got && !*got) {
+			f->tgot = pp_clock_ticks();
+			f->got_seq = s->got_seq;
+			*got = true;
+		}
 	}
 	return 0;
 }
@@ -857,35 +864,19 @@ static inline uint64_t ticks_to_ns(uint64_t ticks, double scale)
 }
 
 /*
- * One round trip of client_fast(), message @i, measured or not (inlined
- * twice, so that the warm-up's tests cost nothing); @read: an RDMA Read
- * and its completion, not a send and the reply: *t0 is when it was
- * sent; 0, or PP_RUN_PEER_DONE, or an error with the run's err set.
+ * Post the send of message @seq (its number @want_be), or the read of
+ * iteration @i: every PP_TX_DEPTH-th send signaled, every read; @t0, the
+ * clock before the post, times ibv_post_send() when @measured.
  */
 static inline __attribute__((always_inline)) int
-fast_round(struct fast *f, uint64_t i, bool measured, bool read, uint64_t *t0p)
+fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
+	  bool measured, bool read, uint64_t t0)
 {
 	struct run *s = f->s;
-	uint32_t seq = s->cfg->first_seq + (uint32_t)i;
-	uint32_t want_be = htonl(seq);
-	int (*poll)(struct ibv_cq * cq, int n, struct ibv_wc *wc) = f->poll;
-	struct ibv_cq *cq = f->cq;
-	struct ibv_wc wc[PP_POLL_BATCH];
 	struct ibv_send_wr *bad;
-	bool got = false, gone = false;
-	unsigned int spins = 0;
-	uint64_t t0;
 	int64_t d;
-	int n, ret;
+	int ret;
 
-	if (pp_signal_caught()) {
-		s->iter = i;
-		return interrupted(s);
-	}
-	t0 = pp_clock_ticks();
-	*t0p = t0;
-	if (t0 >= f->end)
-		return FAST_TIME_UP;
 	if (read) {
 		f->busy = true; /* every read is signaled: pp_res_send_wr() */
 	} else {
@@ -920,15 +911,33 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool read, uint64_t *t0p)
 		}
 		f->posts++;
 	}
-	/* until the reply came (or was lost) and no send is awaited */
+	return 0;
+}
+
+/*
+ * Poll until message @want_be (iteration @i) came, *got, or was lost,
+ * *gone (@t0: when its wait began; f->loss_ns after it), and no send is
+ * awaited; 0, or PP_RUN_PEER_DONE, or an error with the run's err set.
+ */
+static inline __attribute__((always_inline)) int
+fast_wait(struct fast *f, uint64_t i, uint32_t want_be, bool read, uint64_t t0,
+	  bool *got, bool *gone)
+{
+	struct run *s = f->s;
+	int (*poll)(struct ibv_cq * cq, int n, struct ibv_wc *wc) = f->poll;
+	struct ibv_cq *cq = f->cq;
+	struct ibv_wc wc[PP_POLL_BATCH];
+	unsigned int spins = 0;
+	int n, ret;
+
 	for (;;) {
 		n = poll(cq, PP_POLL_BATCH, wc);
 		if (n > 0) {
-			ret = fast_take(f, wc, n, i, want_be, &got, read);
+			ret = fast_take(f, wc, n, i, want_be, got, read);
 			if (ret)
 				return ret;
-			if ((got || gone) && !f->busy)
-				break;
+			if ((*got || *gone) && !f->busy)
+				return 0;
 			continue;
 		}
 		if (n < 0) {
@@ -937,16 +946,50 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool read, uint64_t *t0p)
 		}
 		if (++spins % PP_SPINS_PER_CLOCK)
 			continue;
-		ret = fast_look(s, i, t0, !(got || gone), f->loss_ns);
+		ret = fast_look(s, i, t0, !(*got || *gone), f->loss_ns);
 		if (ret == FAST_LOST) {
-			gone = true; /* its send may still be awaited */
+			*gone = true; /* its send may still be awaited */
 			ret = 0;
 		}
 		if (ret)
 			return ret;
-		if ((got || gone) && !f->busy)
-			break;
+		if ((*got || *gone) && !f->busy)
+			return 0;
 	}
+}
+
+/*
+ * One round trip of client_fast(), message @i, measured or not (inlined
+ * twice, so that the warm-up's tests cost nothing); @read: an RDMA Read
+ * and its completion, not a send and the reply: *t0 is when it was
+ * sent; 0, or PP_RUN_PEER_DONE, or an error with the run's err set.
+ */
+static inline __attribute__((always_inline)) int
+fast_round(struct fast *f, uint64_t i, bool measured, bool read, uint64_t *t0p)
+{
+	struct run *s = f->s;
+	uint32_t seq = s->cfg->first_seq + (uint32_t)i;
+	uint32_t want_be = htonl(seq);
+	bool got = false, gone = false;
+	uint64_t t0;
+	int64_t d;
+	int ret;
+
+	if (pp_signal_caught()) {
+		s->iter = i;
+		return interrupted(s);
+	}
+	t0 = pp_clock_ticks();
+	*t0p = t0;
+	if (t0 >= f->end)
+		return FAST_TIME_UP;
+	ret = fast_post(f, i, seq, want_be, measured, read, t0);
+	if (ret)
+		return ret;
+	/* until the reply came (or was lost) and no send is awaited */
+	ret = fast_wait(f, i, want_be, read, t0, &got, &gone);
+	if (ret)
+		return ret;
 	if (!got) {
 		/* the time spent waiting in vain is not run time */
 		if (measured) {
@@ -1158,6 +1201,137 @@ int pp_run_client_loop(struct run *s)
 	return ret;
 }
 
+/*
+ * The server's loop in the client_fast() case (pp_run_fast_fits()): what
+ * pp_run_server_loop() does, with its clock in ticks, its samples stored
+ * in ticks (converted after the loop), the awaited message and the send's
+ * completion taken inline (fast_wait()), the receives reposted from one
+ * chain and the reply posted through the provider's entry point.
+ */
+static int server_fast(struct run *s)
+{
+	const struct pp_run_cfg *cfg = s->cfg;
+	struct pp_run_result *res = s->res;
+	struct pp_res *r = s->r;
+	double scale = pp_clock.ns_per_tick;
+	struct fast f = {
+		.s = s,
+		.poll = r->cq->context->ops.poll_cq,
+		.post = r->qp[0]->context->ops.post_send,
+		.cq = r->cq,
+		.qp = r->qp[0],
+		.h = s->cur,
+		.samples = res->samples ? res->samples + res->nsamples : NULL,
+		.scale = scale,
+		.loss_ns = INT64_MAX / 2, /* the server waits for the next */
+		.fast_len = s->fast_len,
+		.rx_batch = s->rx_batch,
+		.sig_flags = r->send_flags,
+		.unsig_flags = r->send_flags & ~IBV_SEND_SIGNALED,
+		.unsignaled = r->unsignaled,
+		.pending = s->rx_pending,
+		.busy = s->send_busy,
+		.lossy = false,
+	};
+	uint64_t total = cfg->warmup + cfg->iters, i, recorded = 0;
+	uint64_t start = 0, last_send = 0, lost = 0, t, d;
+	/* UD: a wait this long had the client give up on an iteration */
+	int64_t abandoned = cfg->loss_timeout_ms > 0 ?
+				    (int64_t)((double)cfg->loss_timeout_ms *
+					      500000 / scale) :
+				    INT64_MAX;
+	struct ibv_recv_wr rwr[PP_RECV_CHAIN];
+	struct ibv_sge rsge[PP_RECV_CHAIN];
+	uint32_t want = cfg->first_seq, seq;
+	bool got, gone;
+	int ret;
+
+	pp_res_recv_wr(r, 0, rwr, s->rx_batch, rsge);
+	f.rwr = rwr;
+	if (s->swr_qp != 0) {
+		pp_res_send_wr(r, 0, &s->swr, &s->ssge);
+		s->swr_qp = 0;
+	}
+	for (;;) {
+		i = iter_of(s, want);
+		if (pp_signal_caught()) {
+			s->iter = i;
+			ret = interrupted(s);
+			goto out;
+		}
+		/* the message, and the completion of a signaled send before */
+		got = gone = false;
+		f.got_seq = want;
+		s->got = false;
+		ret = fast_wait(&f, i, htonl(want), false, 0, &got, &gone);
+		if (ret)
+			goto out;
+		seq = f.got_seq;
+		if (seq != want)
+			i = iter_of(s, seq);
+		if (i >= total) {
+			pp_err_set(
+				s->err,
+				"message %llu arrived, beyond the %llu of the run",
+				(unsigned long long)i,
+				(unsigned long long)total);
+			ret = EPROTO;
+			goto out;
+		}
+		if (i > cfg->warmup && last_send) {
+			/* as pp_run_server_loop(): no round trip, no run time */
+			d = f.tgot - last_send;
+			if (seq != want || (int64_t)d >= abandoned) {
+				lost += d;
+			} else if (f.h) {
+				pp_lhist_record(f.h, ticks_to_ns(d, scale));
+			} else {
+				f.samples[recorded] = d;
+				recorded++;
+			}
+		} else if (i >= cfg->warmup && !start) {
+			start = f.tgot;
+		}
+		last_send = pp_clock_ticks();
+		ret = fast_post(&f, i, seq, htonl(seq), i >= cfg->warmup, false,
+				last_send);
+		if (ret)
+			goto out;
+		if (i >= cfg->warmup)
+			res->completed++;
+		want = seq + 1;
+		if (i + 1 >= total)
+			break;
+	}
+	if (f.busy) {
+		got = true;
+		gone = false;
+		ret = fast_wait(&f, i, htonl(want), false, 0, &got, &gone);
+		if (!ret)
+			last_send = pp_clock_ticks();
+	}
+out:
+	s->iter = iter_of(s, want);
+	s->want = want;
+	s->send_busy = f.busy;
+	s->rx_pending = f.pending;
+	r->unsignaled = f.unsignaled;
+	if (!f.h) {
+		s->ticks_from = res->nsamples; /* converted by pp_run() */
+		res->nsamples += recorded;
+		s->ticks_to = res->nsamples;
+	}
+	res->posts += f.posts;
+	res->post_ns += (uint64_t)((double)f.post_sum * scale);
+	t = (uint64_t)((double)f.post_max * scale);
+	if (t > res->post_max_ns)
+		res->post_max_ns = t;
+	/* as pp_run_server_loop(), in ticks */
+	if (start && last_send > start + lost)
+		res->seconds = (double)(last_send - start - lost) * scale / 1e9;
+	return ret;
+}
+
 int pp_run_server_loop(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
@@ -1171,6 +1345,8 @@ int pp_run_server_loop(struct run *s)
 	uint32_t seq;
 	int ret = 0;
 
+	if (pp_run_fast_fits(s))
+		return server_fast(s);
 	s->want = cfg->first_seq;
 	for (;;) {
 		s->iter = iter_of(s, s->want);

@@ -240,7 +240,8 @@ int pp_run_interrupted(struct run *s);
 void pp_run_note_post(struct pp_run_result *res, int64_t from, int64_t to);
 
 /**
- * pp_run_server_loop() - the server's loop: reply to each message
+ * pp_run_server_loop() - the server's loop: reply to each message (the
+ * lean one where pp_run_fast_fits())
  * @s: the run
  *
  * Return: 0 or an error with @s->err set.
@@ -248,9 +249,10 @@ void pp_run_note_post(struct pp_run_result *res, int64_t from, int64_t to);
 int pp_run_server_loop(struct run *s);
 
 /**
- * pp_run_fast_fits() - can the client take the lean loop (docs/measurement.md,
- * "The hot loop"): a send with our protocol, or an RDMA Read, on one QP,
- * without -c, polling, without --interval, with the cycle counter?
+ * pp_run_fast_fits() - can the client, or the server, take the lean loop
+ * (docs/measurement.md, "The hot loop"): a send with our protocol, or an
+ * RDMA Read, on one QP, without -c, polling, without --interval, with the
+ * cycle counter?
  * @s: the run
  */
 bool pp_run_fast_fits(const struct run *s);
