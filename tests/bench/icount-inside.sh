@@ -6,7 +6,9 @@
 # size, the client runs under valgrind's callgrind twice, with N1 and N2
 # round trips (the server runs natively, polling, as the client does); our
 # client's profile is cut at the loop (--dump-before/--dump-after
-# pp_run_client_loop). tests/bench/cgsplit.py turns the two profiles into
+# pp_run_client_loop). The srv-* rows turn that round: the server runs
+# under callgrind (ours cut at pp_run_server_loop), the client natively.
+# tests/bench/cgsplit.py turns the two profiles into
 # user-space instructions per round trip: the difference over N2 - N1, so
 # that start-up and tear-down cancel out. Callgrind counts instructions, not
 # time: the figures repeat from run to run, whatever else the machine does,
@@ -31,7 +33,11 @@
 #   PP_ICOUNT_CASES  which rows to run (default: all), from
 #             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat" (Send)
 #             and "write read lat-write lat-read" (rc_pingpong --op write,
-#             --op read; perftest's ib_write_lat, ib_read_lat)
+#             --op read; perftest's ib_write_lat, ib_read_lat), and
+#             "srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud
+#             srv-stock-srq" (the server under callgrind, the client
+#             native: ours cut at pp_run_server_loop, the stock servers'
+#             loop found as their clients' is)
 #   PP_ICOUNT_SIZES  sizes (default "1 4096"; ud stops at 1024)
 set -euo pipefail
 
@@ -42,7 +48,7 @@ bin=${PP_BIN:?PP_BIN must name the build directory}
 n1=${PP_ICOUNT_N1:-500}
 n2=${PP_ICOUNT_N2:-2500}
 pause_ms=${PP_ICOUNT_PAUSE_MS:-400}
-read -r -a cases <<<"${PP_ICOUNT_CASES:-rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read lat-write lat-read}"
+read -r -a cases <<<"${PP_ICOUNT_CASES:-rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read lat-write lat-read srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud srv-stock-srq}"
 read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
 # valgrind's files stay off 9p (a shared mmap there fails): /run is a tmpfs.
@@ -122,7 +128,13 @@ one() {
 	[[ $loopfn == - ]] ||
 		vg+=("--dump-before=$loopfn" "--dump-after=$loopfn")
 	port=$((port + 1))
-	timeout -k 5 600 "${srv[@]//@P@/$port}" >"$out.srv" 2>&1 &
+	# a server row (srv-*): the server under callgrind, the client native
+	local -a svg=() cvg=("${vg[@]}")
+	[[ $label != srv-* ]] || {
+		svg=("${vg[@]}")
+		cvg=()
+	}
+	timeout -k 5 600 "${svg[@]}" "${srv[@]//@P@/$port}" >"$out.srv" 2>&1 &
 	spid=$!
 	wait_listen "$port" "$spid" || {
 		echo "icount: $label server did not listen:" >&2
@@ -135,14 +147,18 @@ one() {
 		pause_server "$spid" &
 		ppid=$!
 	fi
-	timeout -k 5 600 "${vg[@]}" "${cli[@]//@P@/$port}" \
+	timeout -k 5 600 "${cvg[@]}" "${cli[@]//@P@/$port}" \
 		>"$out.cli" 2>&1 || st=$?
 	[[ -z $ppid ]] || wait "$ppid" || true
-	wait "$spid" || true
+	if [[ $label == srv-* ]]; then
+		wait "$spid" || st=$?
+	else
+		wait "$spid" || true
+	fi
 	echo "icount: $label -n $n: $((SECONDS - t0)) s" >&2
 	if ((st != 0)); then
-		echo "icount: $label client failed ($st):" >&2
-		tail -n 5 "$out.cli" >&2
+		echo "icount: $label failed ($st):" >&2
+		tail -n 5 "$out.cli" "$out.srv" >&2
 		return 1
 	fi
 }
@@ -169,7 +185,7 @@ g=(-d "$PP_DEV" -g "$PP_GID")
 for c in "${cases[@]}"; do
 	for s in "${sizes[@]}"; do
 		case $c in
-		ud | stock-ud) ((s <= 1024)) || s=1024 ;;
+		ud | stock-ud | srv-ud | srv-stock-ud) ((s <= 1024)) || s=1024 ;;
 		esac
 		case $c in
 		rc | uc | ud | srq)
@@ -207,6 +223,29 @@ for c in "${cases[@]}"; do
 			pause_ms=0 row "ours:$c:$s" "$tool" "$fn" -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
 				"$bin/$tool/$tool" "${g[@]}" -p @P@ --op "$c" -s "$s" -n @N@ \
 				"$PP_HOST"
+			;;
+		srv-rc | srv-ud | srv-srq)
+			# our server under callgrind, cut at its loop; the client
+			# native; no calibration (the client would be the one
+			# stopped): the section gives the polls raw
+			t=${c#srv-}
+			tool=${t}_pingpong
+			extra=()
+			[[ $t != srq ]] || extra=(-q 1)
+			pause_ms=0 row "srv-ours:$t:$s" "$tool" pp_run_server_loop -- \
+				"$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
+				"$bin/$tool/$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ \
+				-r 500 "${extra[@]}" "$PP_HOST"
+			;;
+		srv-stock-*)
+			t=${c#srv-stock-}
+			tool=ibv_${t}_pingpong
+			extra=()
+			[[ $t != srq ]] || extra=(-q 1)
+			pause_ms=0 row "srv-stock:$t:$s" "$tool" - -- "$tool" "${g[@]}" -p @P@ \
+				-s "$s" -n @N@ -r 500 "${extra[@]}" -- \
+				"$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ -r 500 \
+				"${extra[@]}" "$PP_HOST"
 			;;
 		lat-write | lat-read)
 			t=ib_${c#lat-}_lat

@@ -6,17 +6,24 @@ rows)."""
 ONE_SIDED = ("write", "read")  # rows of the one-sided section
 
 
-def load(path, one_sided):
+def kind_of(label):
+    """The section a row's LABEL (WHO:TRANSPORT-OR-OPERATION:SIZE) belongs
+    to: "server" (WHO srv-*: the server counted), "ops" (the one-sided
+    operations) or "send"."""
+    f = label.split(":")
+    if f[0].startswith("srv-"):
+        return "server"
+    return "ops" if f[1:2] and f[1] in ONE_SIDED else "send"
+
+
+def load(path, kind):
     """rows, fns, info, rss, cal of the raw output at PATH: the PPICOUNT rows
-    (and their PPICOUNT-FN, PPICOUNT-POLL lines) of the one-sided operations
-    when ONE_SIDED, else the others."""
+    (and their PPICOUNT-FN, PPICOUNT-POLL lines) of section KIND (kind_of())."""
     rows, fns, info, rss, cal = {}, {}, {}, [], {}
     for line in open(path):
         f = line.rstrip("\n").split(",")
         if f[0] in ("PPICOUNT", "PPICOUNT-FN", "PPICOUNT-POLL") and \
-                len(f) > 1 and \
-                (f[1].split(":")[1:2] in [[o] for o in ONE_SIDED]) != \
-                one_sided:
+                len(f) > 1 and kind_of(f[1]) != kind:
             continue
         if f[0] == "PPICOUNT" and len(f) == 11:
             rows[f[1]] = [float(x) for x in f[2:]]
@@ -35,7 +42,7 @@ def fn_lines(rows, fns, key):
     """One line per row of ours: its own code by function, in KEY order."""
     lines = []
     for k in sorted(fns, key=key):
-        if not k.startswith("ours:"):
+        if k.split(":")[0] not in ("ours", "srv-ours"):
             continue
         _, t, s = k.split(":")
         lines.append("- %s %s B (%.2f polls): %s." % (
