@@ -1018,6 +1018,68 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool read, uint64_t *t0p)
 }
 
 /*
+ * The lean loops' state from the run's (client_fast(), server_fast()):
+ * @rwr and @rsge, the chain of receives posted again and again (one
+ * receive buffer: no -c), and the send built for QP 0.
+ */
+static void fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
+		       struct ibv_sge *rsge)
+{
+	struct pp_run_result *res = s->res;
+	struct pp_res *r = s->r;
+
+	*f = (struct fast){
+		.s = s,
+		.poll = r->cq->context->ops.poll_cq,
+		.post = r->qp[0]->context->ops.post_send,
+		.cq = r->cq,
+		.qp = r->qp[0],
+		.h = s->cur,
+		.samples = res->samples ? res->samples + res->nsamples : NULL,
+		.scale = pp_clock.ns_per_tick,
+		.loss_ns = INT64_MAX / 2,
+		.end = UINT64_MAX,
+		.rwr = rwr,
+		.fast_len = s->fast_len,
+		.rx_batch = s->rx_batch,
+		.sig_flags = r->send_flags,
+		.unsig_flags = r->send_flags & ~IBV_SEND_SIGNALED,
+		.unsignaled = r->unsignaled,
+		.pending = s->rx_pending,
+		.busy = s->send_busy,
+	};
+	pp_res_recv_wr(r, 0, rwr, s->rx_batch, rsge);
+	if (s->swr_qp != 0) {
+		pp_res_send_wr(r, 0, &s->swr, &s->ssge);
+		s->swr_qp = 0;
+	}
+}
+
+/*
+ * ... and back into the run, with the @recorded samples (in ticks,
+ * converted by pp_run()) and the time inside ibv_post_send().
+ */
+static void fast_end(struct fast *f, uint64_t recorded)
+{
+	struct run *s = f->s;
+	struct pp_run_result *res = s->res;
+	uint64_t ns = (uint64_t)((double)f->post_max * f->scale);
+
+	s->send_busy = f->busy;
+	s->rx_pending = f->pending;
+	s->r->unsignaled = f->unsignaled;
+	if (!f->h) {
+		s->ticks_from = res->nsamples;
+		res->nsamples += recorded;
+		s->ticks_to = res->nsamples;
+	}
+	res->posts += f->posts;
+	res->post_ns += (uint64_t)((double)f->post_sum * f->scale);
+	if (ns > res->post_max_ns)
+		res->post_max_ns = ns;
+}
+
+/*
  * The client's loop in the common case (client_fast_fits(): ours, one QP,
  * no -c, polling, no --interval, the cycle counter), written for it
  * (docs/measurement.md, "The hot loop").  It measures what the general
@@ -1034,41 +1096,16 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
-	struct pp_res *r = s->r;
-	struct fast f = {
-		.s = s,
-		.poll = r->cq->context->ops.poll_cq,
-		.post = r->qp[0]->context->ops.post_send,
-		.cq = r->cq,
-		.qp = r->qp[0],
-		.h = s->cur,
-		.samples = res->samples ? res->samples + res->nsamples : NULL,
-		.scale = pp_clock.ns_per_tick,
-		.loss_ns = s->lossy ? (int64_t)cfg->loss_timeout_ms * 1000000 :
-				      INT64_MAX / 2,
-		.end = UINT64_MAX,
-		.fast_len = s->fast_len,
-		.rx_batch = s->rx_batch,
-		.sig_flags = r->send_flags,
-		.unsig_flags = r->send_flags & ~IBV_SEND_SIGNALED,
-		.unsignaled = r->unsignaled,
-		.pending = s->rx_pending,
-		.busy = s->send_busy,
-		.lossy = s->lossy,
-	};
-	uint64_t total = cfg->warmup + cfg->iters, i, start = 0, t0 = 0, ns;
+	struct fast f;
+	uint64_t total = cfg->warmup + cfg->iters, i, start = 0, t0 = 0;
 	struct ibv_recv_wr rwr[PP_RECV_CHAIN];
 	struct ibv_sge rsge[PP_RECV_CHAIN];
 	int ret = 0;
 
-	/* posted again and again: one receive buffer (no -c) */
-	pp_res_recv_wr(r, 0, rwr, s->rx_batch, rsge);
-	f.rwr = rwr;
-
-	if (s->swr_qp != 0) {
-		pp_res_send_wr(r, 0, &s->swr, &s->ssge);
-		s->swr_qp = 0;
-	}
+	fast_begin(s, &f, rwr, rsge);
+	f.lossy = s->lossy;
+	if (s->lossy)
+		f.loss_ns = (int64_t)cfg->loss_timeout_ms * 1000000;
 	for (i = 0; i < cfg->warmup; i++) {
 		ret = fast_round(&f, i, false, read, &t0);
 		if (ret)
@@ -1091,20 +1128,8 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 	if (ret == FAST_TIME_UP)
 		ret = 0;
 	s->iter = i;
-	s->send_busy = f.busy;
-	s->rx_pending = f.pending;
-	r->unsignaled = f.unsignaled;
-	if (!f.h) {
-		s->ticks_from = res->nsamples; /* converted by pp_run() */
-		res->nsamples += f.completed;
-		s->ticks_to = res->nsamples;
-	}
+	fast_end(&f, f.completed);
 	res->completed += f.completed;
-	res->posts += f.posts;
-	res->post_ns += (uint64_t)((double)f.post_sum * f.scale);
-	ns = (uint64_t)((double)f.post_max * f.scale);
-	if (ns > res->post_max_ns)
-		res->post_max_ns = ns;
 	/*
 	 * From the first measured send to the last reply, losses left out:
 	 * those before it (the lost rounds after it, if any, are the tail).
@@ -1202,6 +1227,25 @@ int pp_run_client_loop(struct run *s)
 }
 
 /*
+ * The server: a wait for a message this long (ns) had the client give up
+ * on an iteration (UD, UC; half its deadline), else INT64_MAX.
+ */
+static int64_t server_abandoned_ns(const struct pp_run_cfg *cfg)
+{
+	return cfg->loss_timeout_ms > 0 ?
+		       (int64_t)cfg->loss_timeout_ms * 500000 :
+		       INT64_MAX;
+}
+
+/* The server: message of iteration @i, past the run's @total, is an error. */
+static int server_beyond(struct run *s, uint64_t i, uint64_t total)
+{
+	pp_err_set(s->err, "message %llu arrived, beyond the %llu of the run",
+		   (unsigned long long)i, (unsigned long long)total);
+	return EPROTO;
+}
+
+/*
  * The server's loop in the client_fast() case (pp_run_fast_fits()): what
  * pp_run_server_loop() does, with its clock in ticks, its samples stored
  * in ticks (converted after the loop), the awaited message and the send's
@@ -1212,46 +1256,21 @@ static int server_fast(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
-	struct pp_res *r = s->r;
 	double scale = pp_clock.ns_per_tick;
-	struct fast f = {
-		.s = s,
-		.poll = r->cq->context->ops.poll_cq,
-		.post = r->qp[0]->context->ops.post_send,
-		.cq = r->cq,
-		.qp = r->qp[0],
-		.h = s->cur,
-		.samples = res->samples ? res->samples + res->nsamples : NULL,
-		.scale = scale,
-		.loss_ns = INT64_MAX / 2, /* the server waits for the next */
-		.fast_len = s->fast_len,
-		.rx_batch = s->rx_batch,
-		.sig_flags = r->send_flags,
-		.unsig_flags = r->send_flags & ~IBV_SEND_SIGNALED,
-		.unsignaled = r->unsignaled,
-		.pending = s->rx_pending,
-		.busy = s->send_busy,
-		.lossy = false,
-	};
+	struct fast f;
 	uint64_t total = cfg->warmup + cfg->iters, i, recorded = 0;
-	uint64_t start = 0, last_send = 0, lost = 0, t, d;
-	/* UD: a wait this long had the client give up on an iteration */
-	int64_t abandoned = cfg->loss_timeout_ms > 0 ?
-				    (int64_t)((double)cfg->loss_timeout_ms *
-					      500000 / scale) :
-				    INT64_MAX;
+	uint64_t start = 0, last_send = 0, lost = 0, d;
+	int64_t abandoned = server_abandoned_ns(cfg);
 	struct ibv_recv_wr rwr[PP_RECV_CHAIN];
 	struct ibv_sge rsge[PP_RECV_CHAIN];
 	uint32_t want = cfg->first_seq, seq;
 	bool got, gone;
 	int ret;
 
-	pp_res_recv_wr(r, 0, rwr, s->rx_batch, rsge);
-	f.rwr = rwr;
-	if (s->swr_qp != 0) {
-		pp_res_send_wr(r, 0, &s->swr, &s->ssge);
-		s->swr_qp = 0;
-	}
+	if (abandoned != INT64_MAX) /* in ticks */
+		abandoned = (int64_t)((double)abandoned / scale);
+
+	fast_begin(s, &f, rwr, rsge); /* the server waits for the next */
 	for (;;) {
 		i = iter_of(s, want);
 		if (pp_signal_caught()) {
@@ -1270,12 +1289,7 @@ static int server_fast(struct run *s)
 		if (seq != want)
 			i = iter_of(s, seq);
 		if (i >= total) {
-			pp_err_set(
-				s->err,
-				"message %llu arrived, beyond the %llu of the run",
-				(unsigned long long)i,
-				(unsigned long long)total);
-			ret = EPROTO;
+			ret = server_beyond(s, i, total);
 			goto out;
 		}
 		if (i > cfg->warmup && last_send) {
@@ -1313,19 +1327,7 @@ static int server_fast(struct run *s)
 out:
 	s->iter = iter_of(s, want);
 	s->want = want;
-	s->send_busy = f.busy;
-	s->rx_pending = f.pending;
-	r->unsignaled = f.unsignaled;
-	if (!f.h) {
-		s->ticks_from = res->nsamples; /* converted by pp_run() */
-		res->nsamples += recorded;
-		s->ticks_to = res->nsamples;
-	}
-	res->posts += f.posts;
-	res->post_ns += (uint64_t)((double)f.post_sum * scale);
-	t = (uint64_t)((double)f.post_max * scale);
-	if (t > res->post_max_ns)
-		res->post_max_ns = t;
+	fast_end(&f, recorded);
 	/* as pp_run_server_loop(), in ticks */
 	if (start && last_send > start + lost)
 		res->seconds = (double)(last_send - start - lost) * scale / 1e9;
@@ -1338,10 +1340,7 @@ int pp_run_server_loop(struct run *s)
 	struct pp_run_result *res = s->res;
 	uint64_t total = cfg->warmup + cfg->iters, i;
 	int64_t start = 0, last_send = 0, lost_ns = 0;
-	/* UD: a wait this long had the client give up on an iteration */
-	int64_t abandoned_ns = cfg->loss_timeout_ms > 0 ?
-				       (int64_t)cfg->loss_timeout_ms * 500000 :
-				       INT64_MAX;
+	int64_t abandoned_ns = server_abandoned_ns(cfg);
 	uint32_t seq;
 	int ret = 0;
 
@@ -1363,12 +1362,7 @@ int pp_run_server_loop(struct run *s)
 		seq = s->got_seq;
 		i = iter_of(s, seq);
 		if (i >= total) {
-			pp_err_set(
-				s->err,
-				"message %llu arrived, beyond the %llu of the run",
-				(unsigned long long)i,
-				(unsigned long long)total);
-			ret = EPROTO;
+			ret = server_beyond(s, i, total);
 			goto out;
 		}
 		if (i > cfg->warmup && last_send) {
