@@ -145,7 +145,7 @@ r=$(row "$cut_out")
 expect "the loop by function, inclusive, as the loop cut out" "$(row "$fn_out")" "$r"
 expect "the same of a stripped binary" "$(row "$strip_out")" "$r"
 expect "polls per round trip" "$(cut -d, -f8 <<<"$r")" 2.00
-IFS=, read -r total loop after own verbs libc other _ <<<"$r"
+IFS=, read -r _ loop after own verbs libc other _ <<<"$r"
 sum=$((own + verbs + libc + other)) # each rounded: within 2
 expect "the loop is own + verbs + libc + other" \
 	"$((sum - loop <= 2 && loop - sum <= 2))" 1
@@ -167,4 +167,25 @@ expect "one poll per round trip: the loop function" \
 	"$(sed -n 's/^PPICOUNT-LOOPFN,strip,//p' <<<"$strip_out")"
 expect "one poll per round trip: polls, and the cost of one" \
 	"$(row "$one_out" | cut -d, -f8,9)" "1.00,$(cut -d, -f9 <<<"$r")"
+
+# icount_raw.load(): each row in its own section (the Send rows, the
+# one-sided ones, the servers'), with its PPICOUNT-FN lines
+cat >mixed.raw <<'EOF'
+PPICOUNT,ours:rc:1,700,500,200,131,320,49,0,1.00,60
+PPICOUNT-FN,ours:rc:1,pp_run_client_loop,131.0
+PPICOUNT,ours:write:1,978,581,397,342,208,31,0,1.00,223
+PPICOUNT,srv-ours:ud:1,976,566,410,173,344,48,0,1.28,62
+PPICOUNT-FN,srv-ours:ud:1,server_fast,172.3
+PPICOUNT,srv-stock:ud:1,600,600,0,157,388,55,0,1.28,72
+EOF
+sections=$(PYTHONPATH=$here python3 - mixed.raw <<'EOF'
+import sys
+from icount_raw import load
+for kind in ("send", "ops", "server"):
+    rows, fns, _, _, _ = load(sys.argv[1], kind)
+    print("%s %s %s" % (kind, "+".join(sorted(rows)), "+".join(sorted(fns))))
+EOF
+)
+expect "the rows of each section" "$(tr '\n' ';' <<<"$sections")" \
+	"send ours:rc:1 ours:rc:1;ops ours:write:1 ;server srv-ours:ud:1+srv-stock:ud:1 srv-ours:ud:1;"
 ((fail == 0)) || exit 1
