@@ -165,6 +165,10 @@ expect "the stripped binary's calibration" \
 expect "one poll per round trip: the loop function" \
 	"$(sed -n 's/^PPICOUNT-LOOPFN,one,//p' <<<"$one_out")" \
 	"$(sed -n 's/^PPICOUNT-LOOPFN,strip,//p' <<<"$strip_out")"
+one_nocal=$(python3 "$here/cgsplit.py" one fakestrip 500 one.500 2500 one.2500)
+expect "one poll per round trip, no calibration: the loop function" \
+	"$(sed -n 's/^PPICOUNT-LOOPFN,one,//p' <<<"$one_nocal")" \
+	"$(sed -n 's/^PPICOUNT-LOOPFN,strip,//p' <<<"$strip_out")"
 expect "one poll per round trip: polls, and the cost of one" \
 	"$(row "$one_out" | cut -d, -f8,9)" "1.00,$(cut -d, -f9 <<<"$r")"
 
