@@ -1270,7 +1270,8 @@ static int server_fast(struct run *s)
 	if (abandoned != INT64_MAX) /* in ticks */
 		abandoned = (int64_t)((double)abandoned / scale);
 
-	fast_begin(s, &f, rwr, rsge); /* the server waits for the next */
+	/* no loss deadline (f.loss_ns): it waits for the next message */
+	fast_begin(s, &f, rwr, rsge);
 	for (;;) {
 		i = iter_of(s, want);
 		if (pp_signal_caught()) {
