@@ -139,27 +139,47 @@ int pp_run_hist(const struct pp_run_result *res, unsigned int nbins,
 	return pp_hist_compute(res->samples, res->nsamples, nbins, out);
 }
 
+/*
+ * Write once to every page of @len bytes at @p, each byte written the one
+ * read (the contents stay), before the loop: the first write to a fresh
+ * page is a page fault, and the loop must not take one per 512 samples.
+ * In the emulated guest a fault costs about 8 us, now and then
+ * milliseconds (docs/measurement.md, "Memory touched before the loop").
+ */
+static void touch_pages(void *p, size_t len)
+{
+	volatile uint8_t *b = p;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), off;
+
+	for (off = 0; off < len; off += page)
+		b[off] = b[off];
+}
+
 int pp_run_record_begin(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
+	size_t n = cfg->iters ? cfg->iters : 1;
 
 	s->cur = NULL;
 	s->next_interval = cfg->interval_ns > 0 ? INT64_MIN : INT64_MAX;
 	if (!pp_run_keeps_lhist(cfg)) {
-		res->samples = calloc(cfg->iters ? cfg->iters : 1,
-				      sizeof(*res->samples));
+		res->samples = calloc(n, sizeof(*res->samples));
 		if (!res->samples)
 			goto nomem;
+		touch_pages(res->samples, n * sizeof(*res->samples));
 		return 0;
 	}
 	res->lhist = pp_lhist_create();
 	if (!res->lhist)
 		goto nomem;
+	touch_pages(res->lhist, pp_lhist_size());
 	/* --interval: the interval's own, added to the run's as it ends */
 	s->cur = cfg->interval_ns > 0 ? pp_lhist_create() : res->lhist;
 	if (!s->cur)
 		goto nomem;
+	if (s->cur != res->lhist)
+		touch_pages(s->cur, pp_lhist_size());
 	return 0;
 nomem:
 	pp_run_free(res);
