@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <sys/mman.h>
 
 #include "check_main.h"
 #include "pp_hist.h"
@@ -272,6 +275,58 @@ START_TEST(test_empty)
 }
 END_TEST
 
+/* Every page of @len bytes at @p is in memory (mincore()). */
+static void assert_resident(const void *p, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = (uintptr_t)p / page * page;
+	size_t n = ((uintptr_t)p + len - from + page - 1) / page, i;
+	unsigned char *v = malloc(n);
+
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(mincore((void *)from, n * page, v), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(v[i] & 1, "page %zu of %zu not in memory", i, n);
+	free(v);
+}
+
+/*
+ * The store is in memory before the loop (no page fault in it): sizes
+ * that calloc() takes from fresh mappings, whose pages come at first use.
+ */
+START_TEST(test_touched)
+{
+	struct pp_run_cfg raw = { .iters = PP_LHIST_RAW_LIMIT };
+	struct pp_run_cfg hist = { .iters = 10,
+				   .duration_ns = 1000000000LL,
+				   .interval_ns = 1000000000LL,
+				   .on_interval = collect };
+	static struct seen z;
+	struct pp_err err = { .msg = "" };
+	struct pp_run_result res;
+	struct run s = { .cfg = &raw, .res = &res, .err = &err };
+
+	memset(&res, 0, sizeof(res));
+	ck_assert_int_eq(pp_run_record_begin(&s), 0);
+	assert_resident(res.samples, raw.iters * sizeof(*res.samples));
+	pp_run_free(&res);
+
+	hist.interval_arg = &z;
+	s.cfg = &hist;
+	memset(&res, 0, sizeof(res));
+	ck_assert_int_eq(pp_run_record_begin(&s), 0);
+	ck_assert_ptr_nonnull(res.lhist);
+	ck_assert_ptr_ne(s.cur, res.lhist);
+	assert_resident(res.lhist, pp_lhist_size());
+	assert_resident(s.cur, pp_lhist_size());
+	/* the contents are as created: touching wrote back what it read */
+	ck_assert_uint_eq(s.cur->min, UINT64_MAX);
+	ck_assert_uint_eq(res.lhist->min, UINT64_MAX);
+	pp_lhist_destroy(s.cur);
+	pp_run_free(&res);
+}
+END_TEST
+
 static Suite *runrec_suite(void)
 {
 	Suite *s = suite_create("runrec");
@@ -282,6 +337,7 @@ static Suite *runrec_suite(void)
 	tcase_add_loop_test(tc, test_intervals, 0, 2);
 	tcase_add_test(tc, test_interval_pause);
 	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_touched);
 	suite_add_tcase(s, tc);
 	return s;
 }
