@@ -188,22 +188,33 @@ for c in "${cases[@]}"; do
 		ud | stock-ud | srv-ud | srv-stock-ud) ((s <= 1024)) || s=1024 ;;
 		esac
 		case $c in
-		rc | uc | ud | srq)
-			tool=${c/uc/rc}_pingpong
+		rc | uc | ud | srq | srv-rc | srv-ud | srv-srq)
+			# srv-*: our server under callgrind, cut at its loop; the
+			# client native; no calibration (the client would be the
+			# one stopped): the section gives the polls raw
+			t=${c#srv-}
+			tool=${t/uc/rc}_pingpong
 			extra=()
-			[[ $c != uc ]] || extra=(--uc)
-			[[ $c != srq ]] || extra=(-q 1)
-			row "ours:$c:$s" "$tool" pp_run_client_loop -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
+			[[ $t != uc ]] || extra=(--uc)
+			[[ $t != srq ]] || extra=(-q 1)
+			who=ours fn=pp_run_client_loop pms=$pause_ms
+			[[ $c != srv-* ]] ||
+				who=srv-ours fn=pp_run_server_loop pms=0
+			pause_ms=$pms row "$who:$t:$s" "$tool" "$fn" -- \
+				"$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
 				"$bin/$tool/$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ \
 				-r 500 "${extra[@]}" "$PP_HOST"
 			;;
-		stock-*)
-			t=${c#stock-}
+		stock-* | srv-stock-*)
+			t=${c#srv-}
+			t=${t#stock-}
 			tool=ibv_${t}_pingpong
 			extra=()
 			[[ $t != srq ]] || extra=(-q 1)
-			row "stock:$t:$s" "$tool" - -- "$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ \
-				-r 500 "${extra[@]}" -- \
+			who=stock pms=$pause_ms
+			[[ $c != srv-* ]] || who=srv-stock pms=0
+			pause_ms=$pms row "$who:$t:$s" "$tool" - -- "$tool" "${g[@]}" -p @P@ \
+				-s "$s" -n @N@ -r 500 "${extra[@]}" -- \
 				"$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ -r 500 \
 				"${extra[@]}" "$PP_HOST"
 			;;
@@ -223,29 +234,6 @@ for c in "${cases[@]}"; do
 			pause_ms=0 row "ours:$c:$s" "$tool" "$fn" -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
 				"$bin/$tool/$tool" "${g[@]}" -p @P@ --op "$c" -s "$s" -n @N@ \
 				"$PP_HOST"
-			;;
-		srv-rc | srv-ud | srv-srq)
-			# our server under callgrind, cut at its loop; the client
-			# native; no calibration (the client would be the one
-			# stopped): the section gives the polls raw
-			t=${c#srv-}
-			tool=${t}_pingpong
-			extra=()
-			[[ $t != srq ]] || extra=(-q 1)
-			pause_ms=0 row "srv-ours:$t:$s" "$tool" pp_run_server_loop -- \
-				"$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
-				"$bin/$tool/$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ \
-				-r 500 "${extra[@]}" "$PP_HOST"
-			;;
-		srv-stock-*)
-			t=${c#srv-stock-}
-			tool=ibv_${t}_pingpong
-			extra=()
-			[[ $t != srq ]] || extra=(-q 1)
-			pause_ms=0 row "srv-stock:$t:$s" "$tool" - -- "$tool" "${g[@]}" -p @P@ \
-				-s "$s" -n @N@ -r 500 "${extra[@]}" -- \
-				"$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ -r 500 \
-				"${extra[@]}" "$PP_HOST"
 			;;
 		lat-write | lat-read)
 			t=ib_${c#lat-}_lat
