@@ -379,6 +379,16 @@ static uint8_t gid_type(uint32_t type)
 	}
 }
 
+/* @e from the verbs' entry @ge (a populated one). */
+static void from_entry(struct pp_gid_entry *e, const struct ibv_gid_entry *ge)
+{
+	memcpy(e->raw, ge->gid.raw, 16);
+	e->type = gid_type(ge->gid_type);
+	e->populated = pp_gid_family(e->raw) != PP_GID_FAM_NONE;
+	if (ge->ndev_ifindex && !if_indextoname(ge->ndev_ifindex, e->ndev))
+		e->ndev[0] = '\0';
+}
+
 /* Entry @e->index; 0 (populated or empty) or the errno of the query. */
 static int read_entry(struct ibv_context *ctx, uint8_t ib_port,
 		      struct pp_gid_entry *e)
@@ -401,11 +411,39 @@ static int read_entry(struct ibv_context *ctx, uint8_t ib_port,
 	}
 	if (ret)
 		return ret;
-	memcpy(e->raw, ge.gid.raw, 16);
-	e->type = gid_type(ge.gid_type);
-	e->populated = pp_gid_family(e->raw) != PP_GID_FAM_NONE;
-	if (ge.ndev_ifindex && !if_indextoname(ge.ndev_ifindex, e->ndev))
-		e->ndev[0] = '\0';
+	from_entry(e, &ge);
+	return 0;
+}
+
+/*
+ * The @n entries of @ib_port in one call, where the kernel has it: the
+ * populated entries of every port of the device, not a query per index
+ * (a table of 1024 is 1024 system calls, most of them of empty slots).
+ * 0, or nonzero when the per-index queries must do it (@tbl untouched).
+ */
+static int read_all(struct ibv_context *ctx, uint8_t ib_port,
+		    struct pp_gid_entry *tbl, int n)
+{
+	struct ibv_device_attr da;
+	struct ibv_gid_entry *ge;
+	ssize_t got, k;
+	size_t max;
+
+	if (ibv_query_device(ctx, &da))
+		return EIO;
+	max = (size_t)n * (da.phys_port_cnt ? da.phys_port_cnt : 1);
+	ge = calloc(max, sizeof(*ge));
+	if (!ge)
+		return ENOMEM;
+	got = ibv_query_gid_table(ctx, ge, max, 0);
+	if (got < 0) {
+		free(ge);
+		return (int)-got;
+	}
+	for (k = 0; k < got; k++)
+		if (ge[k].port_num == ib_port && ge[k].gid_index < (uint32_t)n)
+			from_entry(&tbl[ge[k].gid_index], &ge[k]);
+	free(ge);
 	return 0;
 }
 
@@ -429,8 +467,13 @@ struct pp_gid_entry *pp_gid_read_table(struct ibv_context *ctx, uint8_t ib_port,
 	tbl = calloc((size_t)pa.gid_tbl_len, sizeof(*tbl));
 	if (!tbl)
 		return NULL;
-	for (i = 0; i < pa.gid_tbl_len; i++) {
+	for (i = 0; i < pa.gid_tbl_len; i++)
 		tbl[i].index = i;
+	if (!read_all(ctx, ib_port, tbl, pa.gid_tbl_len)) {
+		*n = pa.gid_tbl_len;
+		return tbl;
+	}
+	for (i = 0; i < pa.gid_tbl_len; i++) {
 		ret = read_entry(ctx, ib_port, &tbl[i]);
 		if (ret) {
 			free(tbl);
