@@ -12,7 +12,7 @@
 #     a second skipped (docs/measurement.md), and only when its max round
 #     trip shows the stall (at least 0.9 s: the round trips are back to
 #     back, so the one that ended past the skipped boundary began before
-#     the one before it);
+#     the boundary before it; interval_grid.py);
 #   - the same with --json, both sides: stdout is the interval lines, one
 #     JSON object each, then the document; indexes consecutive, spans
 #     increasing, samples adding up to the document's; params.interval_s 1;
