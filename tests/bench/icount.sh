@@ -65,7 +65,7 @@ python3 - "$work/section.icount" "$work/raw.lf" "$out" <<'EOF'
 import os
 import sys
 
-from icount_raw import fn_lines, head, load, made
+from icount_raw import finish, fn_lines, head, load, made
 
 rows, fns, info, rss, cal = load(sys.argv[2], "send")
 
@@ -239,21 +239,17 @@ for s, iters, ckb, skb in rss:
 if kept_rss:
     w(kept_rss)
     w("")
-w("<!-- icount:end -->")
-open(sys.argv[1], "w").write("\n".join(out) + "\n")
+finish(sys.argv[1], out, "icount")
 EOF
 
 python3 - "$work/section.icount-ops" "$work/raw.lf" <<'EOF'
 import sys
 
-from icount_raw import fn_lines, head, load, made
+from icount_raw import finish, fn_lines, made, section
 
-rows, fns, info, _, _ = load(sys.argv[2], "ops")
-if not rows:
-    sys.exit(0)
-
-out = head("icount-ops",
-           "Instructions per round trip: RDMA Write and Read (callgrind)")
+rows, fns, info, out = section(
+    sys.argv[2], "ops", "icount-ops",
+    "Instructions per round trip: RDMA Write and Read (callgrind)")
 w = out.append
 w("Made by `tests/bench/icount.sh` on %s, binaries of commit %s; %s; guest "
   "kernel %s; counted as the Send rows above (client only, user space, -n "
@@ -323,21 +319,17 @@ w("Our own code per row, by function:")
 w("")
 out.extend(fn_lines(rows, fns, key))
 w("")
-w("<!-- icount-ops:end -->")
-open(sys.argv[1], "w").write("\n".join(out) + "\n")
+finish(sys.argv[1], out, "icount-ops")
 EOF
 
 python3 - "$work/section.icount-server" "$work/raw.lf" <<'EOF'
 import sys
 
-from icount_raw import fn_lines, head, load, made
+from icount_raw import finish, fn_lines, made, section
 
-rows, fns, info, _, _ = load(sys.argv[2], "server")
-if not rows:
-    sys.exit(0)
-
-out = head("icount-server",
-           "Instructions per round trip: the servers (callgrind)")
+rows, fns, info, out = section(
+    sys.argv[2], "server", "icount-server",
+    "Instructions per round trip: the servers (callgrind)")
 w = out.append
 w("Made by `tests/bench/icount.sh` on %s, binaries of commit %s; %s; guest "
   "kernel %s. A round trip runs the server's loop too, so the same count "
@@ -396,8 +388,7 @@ w("Our server's loop takes the lean path in the same case as the client "
 w("")
 out.extend(fn_lines(rows, fns, key))
 w("")
-w("<!-- icount-server:end -->")
-open(sys.argv[1], "w").write("\n".join(out) + "\n")
+finish(sys.argv[1], out, "icount-server")
 EOF
 
 for name in icount icount-ops icount-server; do
