@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The output of tests/bench/icount-inside.sh, read once for each section
 that tests/bench/icount.sh writes from it (the Send rows, the one-sided
-rows)."""
+rows, the servers' rows: kind_of())."""
 
 import sys
 
