@@ -43,14 +43,6 @@ uint64_t pp_run_sample_ns(int64_t from, int64_t to)
 	return to > from ? (uint64_t)(to - from) : 0;
 }
 
-uint8_t pp_pattern_byte(size_t off, uint64_t seq, bool from_server)
-{
-	uint64_t x = off * 7 + (off >> 8) * 13 + seq * 29 +
-		     (from_server ? 101 : 0) + 1;
-
-	return (uint8_t)x;
-}
-
 void pp_pattern_fill(uint8_t *buf, size_t len, uint64_t seq, bool from_server)
 {
 	size_t i;
@@ -756,13 +748,24 @@ bool pp_run_fast_fits(const struct run *s)
 	bool send = s->v == &pp_run_loop_ours && s->fast_len &&
 		    s->sig_every == PP_TX_DEPTH;
 	bool read = s->r->attr.op == PP_OP_READ;
+	/* Write: its sends signaled as ours (write_begin()) */
+	bool write = s->r->attr.op == PP_OP_WRITE &&
+		     s->sig_every == PP_TX_DEPTH;
 
-	return (send || read) && s->r->num_qps == 1 && !cfg->validate &&
-	       !cfg->use_event && cfg->interval_ns <= 0 && pp_clock.ticks;
+	return (send || read || write) && s->r->num_qps == 1 &&
+	       !cfg->validate && !cfg->use_event && cfg->interval_ns <= 0 &&
+	       pp_clock.ticks;
 }
 
 #define FAST_TIME_UP (-2) /* fast_round(): -D is up */
 #define FAST_LOST (-3)	  /* fast_look(): the reply is lost */
+
+/* The round trip of the lean loops. */
+enum fast_op {
+	FAST_SEND,  /* a send, and the peer's reply */
+	FAST_READ,  /* an RDMA Read and its completion */
+	FAST_WRITE, /* an RDMA Write, and the peer's into our buffer */
+};
 
 /* client_fast()'s state: the loop's own, in locals, and the run's. */
 struct fast {
@@ -787,6 +790,12 @@ struct fast {
 	uint64_t completed;	 /* measured round trips ... */
 	uint64_t posts;		 /* ... and sends */
 	struct ibv_recv_wr *rwr; /* rx_batch receives, chained */
+	/* Write: the last byte of our message and of the peer's */
+	uint8_t *flag_out;
+	const uint8_t *flag_in;
+	uint64_t size;	   /* the message size (pp_write_flag()) */
+	uint8_t want_flag; /* the flag of the peer's message awaited */
+	bool server;
 	uint32_t fast_len, rx_batch, sig_flags, unsig_flags;
 	uint32_t unsignaled, pending;
 	uint32_t got_seq; /* server: the message's number (fast_take()) */
@@ -796,7 +805,7 @@ struct fast {
 /* The completions of one poll: the reply or a send inline, else on_wc(). */
 static inline __attribute__((always_inline)) int
 fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
-	  uint32_t want_be, bool *got, bool read)
+	  uint32_t want_be, bool *got, enum fast_op op)
 {
 	struct run *s = f->s;
 	int k, ret;
@@ -807,7 +816,7 @@ fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
 
 		if (ok && !PP_WRID_IS_RECV(w->wr_id)) {
 			f->busy = false;
-			if (read) { /* the read is the round trip */
+			if (op == FAST_READ) { /* the read is the round trip */
 				f->tgot = pp_clock_ticks();
 				*got = true;
 			}
@@ -884,23 +893,27 @@ static inline uint64_t ticks_to_ns(uint64_t ticks, double scale)
 }
 
 /*
- * Post the send of message @seq (its number @want_be), or the read of
- * iteration @i: every PP_TX_DEPTH-th send signaled, every read; @t0, the
- * clock before the post, times ibv_post_send() when @measured.
+ * Post the send of message @seq (its number @want_be), the write of
+ * message @seq (its flag last), or the read of iteration @i: every
+ * PP_TX_DEPTH-th send or write signaled, every read; @t0, the clock before
+ * the post, times ibv_post_send() when @measured.
  */
 static inline __attribute__((always_inline)) int
 fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
-	  bool measured, bool read, uint64_t t0)
+	  bool measured, enum fast_op op, uint64_t t0)
 {
 	struct run *s = f->s;
 	struct ibv_send_wr *bad;
 	int64_t d;
 	int ret;
 
-	if (read) {
+	if (op == FAST_READ) {
 		f->busy = true; /* every read is signaled: pp_res_send_wr() */
 	} else {
-		s->swr.imm_data = want_be;
+		if (op == FAST_SEND)
+			s->swr.imm_data = want_be;
+		else /* the peer's write back showed ours landed: free */
+			*f->flag_out = pp_write_flag(f->size, seq, f->server);
 		if (++f->unsignaled < PP_TX_DEPTH) {
 			s->swr.send_flags = f->unsig_flags;
 		} else {
@@ -911,11 +924,11 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 	}
 	ret = f->post(f->qp, &s->swr, &bad);
 	if (ret) {
-		if (read)
-			pp_err_set(
-				s->err,
-				"post RDMA read at iteration %llu failed: %s",
-				(unsigned long long)i, strerror(ret));
+		if (op != FAST_SEND)
+			pp_err_set(s->err,
+				   "post RDMA %s at iteration %llu failed: %s",
+				   pp_op_name(s->r->attr.op),
+				   (unsigned long long)i, strerror(ret));
 		else
 			pp_err_set(s->err,
 				   "post send at iteration %u failed: %s", seq,
@@ -935,13 +948,32 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 }
 
 /*
+ * Write: has the peer's message landed (its last byte f->want_flag)?  Up
+ * to PP_WRITE_SPINS looks, then the caller polls the CQ once: the
+ * peer's write lands in memory, the CQ tells only of our signaled writes
+ * and of errors (as write_ready(), pp_run_rdma.c).
+ */
+static inline __attribute__((always_inline)) bool fast_landed(struct fast *f)
+{
+	unsigned int k;
+
+	for (k = 0; k < PP_WRITE_SPINS; k++)
+		if (__atomic_load_n(f->flag_in, __ATOMIC_ACQUIRE) ==
+		    f->want_flag)
+			return true;
+	return false;
+}
+
+/*
  * Poll until message @want_be (iteration @i) came, *got, or was lost,
  * *gone (@t0: when its wait began; f->loss_ns after it), and no send is
- * awaited; 0, or PP_RUN_PEER_DONE, or an error with the run's err set.
+ * awaited; Write: until the peer's message landed (fast_landed()), and
+ * no write is awaited; 0, or PP_RUN_PEER_DONE, or an error with the run's
+ * err set.
  */
 static inline __attribute__((always_inline)) int
-fast_wait(struct fast *f, uint64_t i, uint32_t want_be, bool read, uint64_t t0,
-	  bool *got, bool *gone)
+fast_wait(struct fast *f, uint64_t i, uint32_t want_be, enum fast_op op,
+	  uint64_t t0, bool *got, bool *gone)
 {
 	struct run *s = f->s;
 	int (*poll)(struct ibv_cq * cq, int n, struct ibv_wc *wc) = f->poll;
@@ -951,9 +983,16 @@ fast_wait(struct fast *f, uint64_t i, uint32_t want_be, bool read, uint64_t t0,
 	int n, ret;
 
 	for (;;) {
+		if (op == FAST_WRITE && !*got && fast_landed(f)) {
+			f->tgot = pp_clock_ticks();
+			*got = true;
+			s->progressed = true;
+			if (!f->busy)
+				return 0;
+		}
 		n = poll(cq, PP_POLL_BATCH, wc);
 		if (n > 0) {
-			ret = fast_take(f, wc, n, i, want_be, got, read);
+			ret = fast_take(f, wc, n, i, want_be, got, op);
 			if (ret)
 				return ret;
 			if ((*got || *gone) && !f->busy)
@@ -980,12 +1019,13 @@ fast_wait(struct fast *f, uint64_t i, uint32_t want_be, bool read, uint64_t t0,
 
 /*
  * One round trip of client_fast(), message @i, measured or not (inlined
- * twice, so that the warm-up's tests cost nothing); @read: an RDMA Read
- * and its completion, not a send and the reply: *t0 is when it was
- * sent; 0, or PP_RUN_PEER_DONE, or an error with the run's err set.
+ * twice, so that the warm-up's tests cost nothing), of operation @op: *t0
+ * is when it was sent; 0, or PP_RUN_PEER_DONE, or an error with the run's
+ * err set.
  */
 static inline __attribute__((always_inline)) int
-fast_round(struct fast *f, uint64_t i, bool measured, bool read, uint64_t *t0p)
+fast_round(struct fast *f, uint64_t i, bool measured, enum fast_op op,
+	   uint64_t *t0p)
 {
 	struct run *s = f->s;
 	uint32_t seq = s->cfg->first_seq + (uint32_t)i;
@@ -1003,11 +1043,13 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool read, uint64_t *t0p)
 	*t0p = t0;
 	if (t0 >= f->end)
 		return FAST_TIME_UP;
-	ret = fast_post(f, i, seq, want_be, measured, read, t0);
+	if (op == FAST_WRITE)
+		f->want_flag = pp_write_flag(f->size, seq, true);
+	ret = fast_post(f, i, seq, want_be, measured, op, t0);
 	if (ret)
 		return ret;
 	/* until the reply came (or was lost) and no send is awaited */
-	ret = fast_wait(f, i, want_be, read, t0, &got, &gone);
+	ret = fast_wait(f, i, want_be, op, t0, &got, &gone);
 	if (ret)
 		return ret;
 	if (!got) {
@@ -1068,6 +1110,12 @@ static void fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
 		.pending = s->rx_pending,
 		.busy = s->send_busy,
 	};
+	if (r->attr.op == PP_OP_WRITE) {
+		f->flag_out = r->send_buf + r->msg_size - 1;
+		f->flag_in = r->recv_buf + r->msg_size - 1;
+		f->size = r->msg_size;
+		f->server = s->cfg->is_server;
+	}
 	pp_res_recv_wr(r, 0, rwr, s->rx_batch, rsge);
 	if (s->swr_qp != 0) {
 		pp_res_send_wr(r, 0, &s->swr, &s->ssge);
@@ -1112,7 +1160,7 @@ static void fast_end(struct fast *f, uint64_t recorded)
  * DONE every PP_SPINS_PER_CLOCK empty polls, as pp_run_wait_cq() does.
  */
 static inline __attribute__((always_inline)) int client_fast(struct run *s,
-							     bool read)
+							     enum fast_op op)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
@@ -1124,15 +1172,15 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 
 	fast_begin(s, &f, rwr, rsge);
 	f.lossy = s->lossy;
-	if (s->lossy)
+	if (s->lossy && op == FAST_SEND) /* Write: as write_client() */
 		f.loss_ns = (int64_t)cfg->loss_timeout_ms * 1000000;
 	for (i = 0; i < cfg->warmup; i++) {
-		ret = fast_round(&f, i, false, read, &t0);
+		ret = fast_round(&f, i, false, op, &t0);
 		if (ret)
 			break;
 	}
 	if (!ret && i < total) {
-		ret = fast_round(&f, i, true, read, &t0);
+		ret = fast_round(&f, i, true, op, &t0);
 		start = t0;
 		if (cfg->duration_ns)
 			f.end = t0 +
@@ -1141,7 +1189,7 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 			i++;
 	}
 	for (; !ret && i < total; i++) {
-		ret = fast_round(&f, i, true, read, &t0);
+		ret = fast_round(&f, i, true, op, &t0);
 		if (ret)
 			break;
 	}
@@ -1167,7 +1215,7 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 
 int pp_run_read_fast(struct run *s)
 {
-	return client_fast(s, true);
+	return client_fast(s, FAST_READ);
 }
 
 int pp_run_client_loop(struct run *s)
@@ -1182,7 +1230,7 @@ int pp_run_client_loop(struct run *s)
 	int ret = 0;
 
 	if (pp_run_fast_fits(s))
-		return client_fast(s, false);
+		return client_fast(s, FAST_SEND);
 	for (i = 0; i < total; i++) {
 		seq = cfg->first_seq + (uint32_t)i;
 		measured = i >= cfg->warmup;
@@ -1267,12 +1315,14 @@ static int server_beyond(struct run *s, uint64_t i, uint64_t total)
 
 /*
  * The server's loop in the client_fast() case (pp_run_fast_fits()): what
- * pp_run_server_loop() does, with its clock in ticks, its samples stored
- * in ticks (converted after the loop), the awaited message and the send's
+ * pp_run_server_loop() does, or for Write what write_server()
+ * (pp_run_rdma.c) does, with its clock in ticks, its samples stored in
+ * ticks (converted after the loop), the awaited message and the send's
  * completion taken inline (fast_wait()), the receives reposted from one
  * chain and the reply posted through the provider's entry point.
  */
-static int server_fast(struct run *s)
+static inline __attribute__((always_inline)) int server_fast(struct run *s,
+							     enum fast_op op)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
@@ -1280,7 +1330,9 @@ static int server_fast(struct run *s)
 	struct fast f;
 	uint64_t total = cfg->warmup + cfg->iters, i, recorded = 0;
 	uint64_t start = 0, last_send = 0, lost = 0, d;
-	int64_t abandoned = server_abandoned_ns(cfg);
+	/* Write: every wait a round trip, as write_server() */
+	int64_t abandoned = op == FAST_WRITE ? INT64_MAX :
+					       server_abandoned_ns(cfg);
 	struct ibv_recv_wr rwr[PP_RECV_CHAIN];
 	struct ibv_sge rsge[PP_RECV_CHAIN];
 	uint32_t want = cfg->first_seq, seq;
@@ -1303,7 +1355,9 @@ static int server_fast(struct run *s)
 		got = gone = false;
 		f.got_seq = want;
 		s->got = false;
-		ret = fast_wait(&f, i, htonl(want), false, 0, &got, &gone);
+		if (op == FAST_WRITE)
+			f.want_flag = pp_write_flag(f.size, want, false);
+		ret = fast_wait(&f, i, htonl(want), op, 0, &got, &gone);
 		if (ret)
 			goto out;
 		seq = f.got_seq;
@@ -1328,7 +1382,7 @@ static int server_fast(struct run *s)
 			start = f.tgot;
 		}
 		last_send = pp_clock_ticks();
-		ret = fast_post(&f, i, seq, htonl(seq), i >= cfg->warmup, false,
+		ret = fast_post(&f, i, seq, htonl(seq), i >= cfg->warmup, op,
 				last_send);
 		if (ret)
 			goto out;
@@ -1341,7 +1395,7 @@ static int server_fast(struct run *s)
 	if (f.busy) {
 		got = true;
 		gone = false;
-		ret = fast_wait(&f, i, htonl(want), false, 0, &got, &gone);
+		ret = fast_wait(&f, i, htonl(want), op, 0, &got, &gone);
 		if (!ret)
 			last_send = pp_clock_ticks();
 	}
@@ -1355,6 +1409,12 @@ out:
 	return ret;
 }
 
+int pp_run_write_fast(struct run *s)
+{
+	return s->cfg->is_server ? server_fast(s, FAST_WRITE) :
+				   client_fast(s, FAST_WRITE);
+}
+
 int pp_run_server_loop(struct run *s)
 {
 	const struct pp_run_cfg *cfg = s->cfg;
@@ -1366,7 +1426,7 @@ int pp_run_server_loop(struct run *s)
 	int ret = 0;
 
 	if (pp_run_fast_fits(s))
-		return server_fast(s);
+		return server_fast(s, FAST_SEND);
 	s->want = cfg->first_seq;
 	for (;;) {
 		s->iter = iter_of(s, s->want);

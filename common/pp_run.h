@@ -246,6 +246,23 @@ bool pp_pattern_check(const uint8_t *buf, size_t len, uint64_t seq,
 		      bool from_server, size_t *bad_off);
 
 /**
+ * pp_pattern_byte() - the byte at @off of message @seq from one side
+ * @off: offset in the message
+ * @seq: the iteration
+ * @from_server: which side sends it
+ *
+ * Inline: the lean Write loop computes two flags per round trip.
+ */
+static inline uint8_t pp_pattern_byte(size_t off, uint64_t seq,
+				      bool from_server)
+{
+	uint64_t x = off * 7 + (off >> 8) * 13 + seq * 29 +
+		     (from_server ? 101 : 0) + 1;
+
+	return (uint8_t)x;
+}
+
+/**
  * pp_write_flag() - the last byte of RDMA Write message @seq: the receiver
  * polls for it (pp_run_rdma.c)
  * @size: the message size, at least 1
@@ -255,14 +272,12 @@ bool pp_pattern_check(const uint8_t *buf, size_t len, uint64_t seq,
  * Return: pp_pattern_byte() of the last byte, or 0x80 where that is 0:
  * never 0 (a fresh buffer), and never the flag of @seq - 1.
  */
-uint8_t pp_write_flag(uint64_t size, uint32_t seq, bool from_server);
+static inline uint8_t pp_write_flag(uint64_t size, uint32_t seq,
+				    bool from_server)
+{
+	uint8_t b = pp_pattern_byte(size - 1, seq, from_server);
 
-/**
- * pp_pattern_byte() - the byte at @off of message @seq from one side
- * @off: offset in the message
- * @seq: the iteration
- * @from_server: which side sends it
- */
-uint8_t pp_pattern_byte(size_t off, uint64_t seq, bool from_server);
+	return b ? b : 0x80;
+}
 
 #endif /* PP_RUN_H */

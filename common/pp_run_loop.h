@@ -229,6 +229,7 @@ int pp_run_wait_send(struct run *s);
 int pp_run_interrupted(struct run *s);
 
 #define PP_RUN_PEER_DONE (-1) /* internal: the peer's DONE came */
+#define PP_WRITE_SPINS 64     /* Write: looks at the last byte per poll */
 
 /**
  * pp_run_note_post() - count one measured send and its time inside
@@ -250,9 +251,9 @@ int pp_run_server_loop(struct run *s);
 
 /**
  * pp_run_fast_fits() - can the client, or the server, take the lean loop
- * (docs/measurement.md, "The hot loop"): a send with our protocol, or an
- * RDMA Read, on one QP, without -c, polling, without --interval, with the
- * cycle counter?
+ * (docs/measurement.md, "The hot loop"): a send with our protocol, an
+ * RDMA Read or an RDMA Write, on one QP, without -c, polling, without
+ * --interval, with the cycle counter?
  * @s: the run
  */
 bool pp_run_fast_fits(const struct run *s);
@@ -266,6 +267,17 @@ bool pp_run_fast_fits(const struct run *s);
  * Return: 0 or an error with @s->err set.
  */
 int pp_run_read_fast(struct run *s);
+
+/**
+ * pp_run_write_fast() - the lean loop for RDMA Write (pp_run_fast_fits()),
+ * the client's or the server's: write the message, spin on the last byte
+ * of the peer's, measure; the send loops' own code with the write and the
+ * peer's write as the round trip
+ * @s: the run
+ *
+ * Return: 0 or an error with @s->err set.
+ */
+int pp_run_write_fast(struct run *s);
 
 /**
  * pp_run_client_loop() - the client's loop: send, await the reply, measure

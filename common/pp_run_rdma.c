@@ -29,19 +29,11 @@
 #include "pp_signal.h"
 
 #define PASSIVE_POLL_MS 100 /* the passive server looks at signals so often */
-#define WRITE_SPINS 64	    /* looks at the last byte per poll of the CQ */
 
 /* Write: the flag of the peer's message awaited (s->priv). */
 struct write_state {
 	uint8_t want_flag;
 };
-
-uint8_t pp_write_flag(uint64_t size, uint32_t seq, bool from_server)
-{
-	uint8_t b = pp_pattern_byte(size - 1, seq, from_server);
-
-	return b ? b : 0x80;
-}
 
 /* The receive area's last byte of the message under way. */
 static uint8_t last_byte(const struct run *s)
@@ -62,11 +54,11 @@ static void write_want(struct run *s, uint32_t seq)
 
 /*
  * Write: has the peer's message s->want come?  Looks at the last byte up to
- * WRITE_SPINS times before it says no, so that pp_run_wait_cq() polls the
- * CQ once per WRITE_SPINS looks: the peer's write lands in memory; the CQ
- * only tells of our signaled sends and of errors, and an empty poll costs
- * a lock and the provider's queue (on Soft-RoCE under emulation, an atomic
- * that slows the other CPU too).
+ * PP_WRITE_SPINS times before it says no, so that pp_run_wait_cq() polls
+ * the CQ once per PP_WRITE_SPINS looks: the peer's write lands in memory;
+ * the CQ only tells of our signaled sends and of errors, and an empty poll
+ * costs a lock and the provider's queue (on Soft-RoCE under emulation, an
+ * atomic that slows the other CPU too).
  */
 static bool write_ready(struct run *s)
 {
@@ -76,7 +68,7 @@ static bool write_ready(struct run *s)
 	if (s->got || !w)
 		return false;
 	for (k = 0; last_byte(s) != w->want_flag; k++)
-		if (k == WRITE_SPINS)
+		if (k == PP_WRITE_SPINS)
 			return false;
 	s->got = true;
 	s->got_seq = s->want;
@@ -204,6 +196,8 @@ static int write_client(struct run *s)
 	bool measured;
 	int ret = 0;
 
+	if (pp_run_fast_fits(s))
+		return pp_run_write_fast(s);
 	s->priv = &w;
 	for (i = 0; i < total; i++) {
 		seq = cfg->first_seq + (uint32_t)i;
@@ -260,6 +254,8 @@ static int write_server(struct run *s)
 	uint32_t seq;
 	int ret = 0;
 
+	if (pp_run_fast_fits(s))
+		return pp_run_write_fast(s);
 	s->priv = &w;
 	for (i = 0; i < total; i++) {
 		seq = cfg->first_seq + (uint32_t)i;

@@ -9,7 +9,8 @@
 #            1 B, 4 KiB and 1 MiB, fetch-add and cmp-swap at 8 B; write-imm
 #            with -e; UC write and write-imm; srq write with 4 QPs; -a
 #            sweeps of write and read; --warmup, -D, --json and --trace;
-#            read without -c (the lean loop) at 1 B, 4 KiB and with -D.
+#            without -c (the lean loops), read at 1 B, 4 KiB and with -D,
+#            write at 1 B, 4 KiB, on UC and with -D (write.duration).
 #            Both sides exit 0 and print their result lines.
 #   refused  what a transport does not allow, refused on both sides: our
 #            client at its command line (UC read, UD write, a 16-byte
@@ -122,9 +123,19 @@ good)
 	good srq.fetch-add srq_pingpong 200 -q 4 --op fetch-add -c
 	good write.warmup rc_pingpong 100 --op write -s 64 -c --warmup 50
 	good fetch-add.warmup rc_pingpong 100 --op fetch-add --warmup 20
-	# without -c a read takes the Send rows' lean loop (pp_run_read_fast())
+	# without -c a read takes the Send rows' lean loop (pp_run_read_fast()),
+	# a write the same on both sides (pp_run_write_fast()); its server
+	# measures from its write to the next message's arrival
 	good read.fast.1 rc_pingpong 200 --op read -s 1
 	good read.fast.4096 rc_pingpong 200 --op read -s 4096 --warmup 50
+	for c in "write.fast.1 -s 1" "write.fast.4096 -s 4096 --warmup 50" \
+		"uc.write.fast --uc -s 1"; do
+		read -r name opts <<<"$c"
+		# shellcheck disable=SC2086 # $opts holds the client's options
+		good "$name" rc_pingpong 200 --op write $opts
+		pp_expect_grep "^latency usec: n 199 min " "$PP_LOGS/$name.server" \
+			"$name: server: a sample per write back"
+	done
 	run read.fast.duration rc_pingpong -- --op read -s 64 -D 1
 	pp_expect_status "$sst" 0 "read.fast.duration: server"
 	pp_expect_status "$cst" 0 "read.fast.duration: client"

@@ -5,9 +5,10 @@
 # (guest.sh --pair): the server on host A adopts the operation, the client
 # on host B connects to A's address.  With -c, polling: write at 1 B,
 # 4 KiB and 1 MiB, write-imm at 4 KiB and with -e, read at 1 B, 4 KiB and
-# 1 MiB, fetch-add and cmp-swap, UC write; then a wrong rkey on the client
-# (the PP_TEST_BAD_RKEY test hook): both hosts name the rkey in a remote
-# access error.
+# 1 MiB, fetch-add and cmp-swap, UC write; without -c, the lean loops of
+# write (both sides) and read at 1 B and 4 KiB; then a wrong rkey on the
+# client (the PP_TEST_BAD_RKEY test hook): both hosts name the rkey in a
+# remote access error.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -16,24 +17,28 @@ pp_pair_need
 bin=$(pp_bin rc_pingpong)
 
 cases=(
-	"write.1 200 --op write -s 1"
-	"write.4096 200 --op write -s 4096"
-	"write.1M 10 --op write -s 1M"
-	"write-imm.4096 200 --op write-imm -s 4096"
-	"write-imm.event 200 --op write-imm -s 4096 -e"
-	"read.1 200 --op read -s 1"
-	"read.4096 200 --op read -s 4096"
-	"read.1M 10 --op read -s 1M"
-	"fetch-add 200 --op fetch-add"
-	"cmp-swap 200 --op cmp-swap"
-	"uc.write 200 --uc --op write -s 4096"
+	"write.1 200 -c --op write -s 1"
+	"write.4096 200 -c --op write -s 4096"
+	"write.1M 10 -c --op write -s 1M"
+	"write-imm.4096 200 -c --op write-imm -s 4096"
+	"write-imm.event 200 -c --op write-imm -s 4096 -e"
+	"read.1 200 -c --op read -s 1"
+	"read.4096 200 -c --op read -s 4096"
+	"read.1M 10 -c --op read -s 1M"
+	"fetch-add 200 -c --op fetch-add"
+	"cmp-swap 200 -c --op cmp-swap"
+	"uc.write 200 -c --uc --op write -s 4096"
+	"write.fast.1 200 --op write -s 1"
+	"write.fast.4096 200 --op write -s 4096 --warmup 20"
+	"read.fast.1 200 --op read -s 1"
+	"read.fast.4096 200 --op read -s 4096"
 )
 for c in "${cases[@]}"; do
 	read -r name iters opts <<<"$c"
 	pp_pair_next
 	# shellcheck disable=SC2086 # $opts holds the client's options
 	pp_pair_run "$name" "$bin" -d "$PP_DEV" -p "$pp_pair_port" -- \
-		"$bin" -d "$PP_DEV" -p "$pp_pair_port" -n "$iters" -c $opts "$PP_ADDR_A"
+		"$bin" -d "$PP_DEV" -p "$pp_pair_port" -n "$iters" $opts "$PP_ADDR_A"
 	[[ $PP_ROLE == B ]] || continue
 	pp_expect_status "$pp_sa" 0 "$name: server on A"
 	pp_expect_status "$pp_sb" 0 "$name: client on B"
@@ -43,6 +48,10 @@ for c in "${cases[@]}"; do
 	done
 	pp_expect_grep "^latency usec: n $iters min " "$PP_MEET/$name.B" \
 		"$name: host B: one sample per iteration"
+	# a write's server measures from its write to the next one's arrival
+	[[ $name != write.* ]] ||
+		pp_expect_grep "^latency usec: n $((iters - 1)) min " \
+			"$PP_MEET/$name.A" "$name: host A: a sample per write back"
 done
 
 for op in write read; do
