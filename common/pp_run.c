@@ -71,6 +71,12 @@ int pp_run_prepare(struct pp_res *r, struct pp_err *err)
 	uint32_t i;
 	int ret;
 
+	/*
+	 * The clock's calibration (about 10 ms) comes before this side says
+	 * READY: after it, the peer's first message may come at once, and
+	 * would wait inside its round trip for the calibration to end.
+	 */
+	pp_clock_init();
 	if (r->channel) {
 		int fl = fcntl(r->channel->fd, F_GETFL);
 
@@ -676,10 +682,13 @@ int pp_run_wait_cq(struct run *s, int64_t loss_deadline)
  * A measured send took @from to @to inside ibv_post_send(): on a NIC the
  * doorbell, on Soft-RoCE the protocol work too (docs/measurement.md).
  */
-void pp_run_note_post(struct pp_run_result *res, int64_t from, int64_t to)
+void pp_run_note_post(struct pp_run_result *res, int64_t from, int64_t to,
+		      int64_t *start)
 {
 	uint64_t ns = pp_run_sample_ns(from, to);
 
+	if (start && !*start)
+		*start = to;
 	res->posts++;
 	res->post_ns += ns;
 	if (ns > res->post_max_ns)
@@ -787,6 +796,7 @@ struct fast {
 	uint64_t post_sum;	 /* ticks inside ibv_post_send() ... */
 	uint64_t post_max;	 /* ... and the longest */
 	uint64_t tgot;		 /* when the reply came (the last one) */
+	uint64_t tposted;	 /* when the last measured post returned */
 	uint64_t completed;	 /* measured round trips ... */
 	uint64_t posts;		 /* ... and sends */
 	struct ibv_recv_wr *rwr; /* rx_batch receives, chained */
@@ -936,7 +946,8 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 		return ret;
 	}
 	if (measured) {
-		d = (int64_t)(pp_clock_ticks() - t0);
+		f->tposted = pp_clock_ticks();
+		d = (int64_t)(f->tposted - t0);
 		if (d > 0) {
 			f->post_sum += (uint64_t)d;
 			if ((uint64_t)d > f->post_max)
@@ -1179,17 +1190,21 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 		if (ret)
 			break;
 	}
-	if (!ret && i < total) {
-		ret = fast_round(&f, i, true, op, &t0);
-		start = t0;
-		if (cfg->duration_ns)
-			f.end = t0 +
-				(uint64_t)((double)cfg->duration_ns / f.scale);
-		if (!ret)
-			i++;
-	}
+	/*
+	 * One copy of the measured round (each copy is code run for the first
+	 * time inside the run; under emulation, translated then): the run's
+	 * clock starts when its first post has returned, as the stock tools'
+	 * (docs/measurement.md, "The run's start"), and -D at that post.
+	 */
 	for (; !ret && i < total; i++) {
 		ret = fast_round(&f, i, true, op, &t0);
+		if (__builtin_expect(!start, 0) && f.tposted) {
+			start = f.tposted;
+			if (cfg->duration_ns)
+				f.end = t0 +
+					(uint64_t)((double)cfg->duration_ns /
+						   f.scale);
+		}
 		if (ret)
 			break;
 	}
@@ -1245,7 +1260,6 @@ int pp_run_client_loop(struct run *s)
 		s->got = false;
 		t0 = pp_clock_ns();
 		if (i == cfg->warmup) {
-			start = t0;
 			if (cfg->duration_ns)
 				end = t0 + cfg->duration_ns;
 		} else if (t0 >= end) {
@@ -1255,7 +1269,7 @@ int pp_run_client_loop(struct run *s)
 		if (ret)
 			break;
 		if (measured)
-			pp_run_note_post(res, t0, pp_clock_ns());
+			pp_run_note_post(res, t0, pp_clock_ns(), &start);
 		while (!s->got) {
 			ret = pp_run_wait_cq(
 				s, s->lossy ?
@@ -1472,7 +1486,7 @@ int pp_run_server_loop(struct run *s)
 		if (ret)
 			goto out;
 		if (i >= cfg->warmup) {
-			pp_run_note_post(res, last_send, pp_clock_ns());
+			pp_run_note_post(res, last_send, pp_clock_ns(), NULL);
 			res->completed++;
 		}
 		s->want = seq + 1;

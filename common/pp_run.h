@@ -174,7 +174,8 @@ int pp_run(struct pp_res *r, const struct pp_conn *c,
 int pp_run_loss_timeout_ms(int timeout_ms);
 
 /**
- * pp_run_prepare() - post the first receives of every QP (or of the SRQ),
+ * pp_run_prepare() - before READY: calibrate the loop's clock
+ * (pp_clock_init()); post the first receives of every QP (or of the SRQ),
  * when the operation receives (send, write-imm); on the server of a read,
  * fill the data the client reads (pattern PP_READ_SEQ)
  * @r: resources, QPs created (receives may be posted from INIT on)

@@ -237,8 +237,12 @@ int pp_run_interrupted(struct run *s);
  * @res: the result
  * @from: the clock before the post
  * @to: the clock after it
+ * @start: a client's run time start, or NULL (a server's): set to @to
+ *         while 0, so that the run's time starts when its first measured
+ *         post has returned, as the stock tools' (docs/measurement.md)
  */
-void pp_run_note_post(struct pp_run_result *res, int64_t from, int64_t to);
+void pp_run_note_post(struct pp_run_result *res, int64_t from, int64_t to,
+		      int64_t *start);
 
 /**
  * pp_run_server_loop() - the server's loop: reply to each message (the

@@ -211,7 +211,6 @@ static int write_client(struct run *s)
 		write_want(s, seq);
 		t0 = pp_clock_ns();
 		if (i == cfg->warmup) {
-			start = t0;
 			if (cfg->duration_ns)
 				end = t0 + cfg->duration_ns;
 		} else if (t0 >= end) {
@@ -221,7 +220,7 @@ static int write_client(struct run *s)
 		if (ret)
 			break;
 		if (measured)
-			pp_run_note_post(res, t0, pp_clock_ns());
+			pp_run_note_post(res, t0, pp_clock_ns(), &start);
 		ret = write_wait(s);
 		if (!ret && s->send_busy)
 			ret = pp_run_wait_send(s);
@@ -288,7 +287,7 @@ static int write_server(struct run *s)
 		if (ret)
 			goto out;
 		if (i >= cfg->warmup) {
-			pp_run_note_post(res, last_send, pp_clock_ns());
+			pp_run_note_post(res, last_send, pp_clock_ns(), NULL);
 			res->completed++;
 		}
 	}
@@ -395,7 +394,6 @@ static int request_client(struct run *s)
 			read_poison(s);
 		t0 = pp_clock_ns();
 		if (i == cfg->warmup) {
-			start = t0;
 			if (cfg->duration_ns)
 				end = t0 + cfg->duration_ns;
 		} else if (t0 >= end) {
@@ -405,7 +403,7 @@ static int request_client(struct run *s)
 		if (ret)
 			break;
 		if (measured)
-			pp_run_note_post(res, t0, pp_clock_ns());
+			pp_run_note_post(res, t0, pp_clock_ns(), &start);
 		ret = pp_run_wait_send(s);
 		if (ret)
 			break;
