@@ -1214,8 +1214,9 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 	fast_end(&f, f.completed);
 	res->completed += f.completed;
 	/*
-	 * From the first measured send to the last reply, losses left out:
-	 * those before it (the lost rounds after it, if any, are the tail).
+	 * From the first measured post's return to the last reply, losses
+	 * left out: those before it (the lost rounds after it, if any, are
+	 * the tail).
 	 */
 	if (f.completed) {
 		s->last_to = pp_clock_ns_of(f.tgot);
@@ -1302,7 +1303,7 @@ int pp_run_client_loop(struct run *s)
 			last_lost_ns = lost_ns;
 		}
 	}
-	/* from the first measured send to the last reply, losses left out */
+	/* from the first measured post's return to the last reply, no losses */
 	if (last)
 		res->seconds = (double)(last - start - last_lost_ns) / 1e9;
 	return ret;
