@@ -796,7 +796,7 @@ struct fast {
 	uint64_t post_sum;	 /* ticks inside ibv_post_send() ... */
 	uint64_t post_max;	 /* ... and the longest */
 	uint64_t tgot;		 /* when the reply came (the last one) */
-	uint64_t tposted;	 /* when the last measured post returned */
+	uint64_t tfirst;	 /* when the first measured post returned */
 	uint64_t completed;	 /* measured round trips ... */
 	uint64_t posts;		 /* ... and sends */
 	struct ibv_recv_wr *rwr; /* rx_batch receives, chained */
@@ -906,11 +906,12 @@ static inline uint64_t ticks_to_ns(uint64_t ticks, double scale)
  * Post the send of message @seq (its number @want_be), the write of
  * message @seq (its flag last), or the read of iteration @i: every
  * PP_TX_DEPTH-th send or write signaled, every read; @t0, the clock before
- * the post, times ibv_post_send() when @measured.
+ * the post, times ibv_post_send() when @measured; the return of the
+ * @first measured post is the start of the run's time (f->tfirst).
  */
 static inline __attribute__((always_inline)) int
 fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
-	  bool measured, enum fast_op op, uint64_t t0)
+	  bool measured, bool first, enum fast_op op, uint64_t t0)
 {
 	struct run *s = f->s;
 	struct ibv_send_wr *bad;
@@ -946,8 +947,11 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 		return ret;
 	}
 	if (measured) {
-		f->tposted = pp_clock_ticks();
-		d = (int64_t)(f->tposted - t0);
+		uint64_t now = pp_clock_ticks();
+
+		if (first) /* "The run's start", docs/measurement.md */
+			f->tfirst = now;
+		d = (int64_t)(now - t0);
 		if (d > 0) {
 			f->post_sum += (uint64_t)d;
 			if ((uint64_t)d > f->post_max)
@@ -1029,14 +1033,15 @@ fast_wait(struct fast *f, uint64_t i, uint32_t want_be, enum fast_op op,
 }
 
 /*
- * One round trip of client_fast(), message @i, measured or not (inlined
- * twice, so that the warm-up's tests cost nothing), of operation @op: *t0
- * is when it was sent; 0, or PP_RUN_PEER_DONE, or an error with the run's
- * err set.
+ * One round trip of client_fast(), message @i, measured or not, the
+ * @first measured one or not (inlined for each, so that the warm-up's
+ * tests and the start's cost nothing in the others), of operation @op:
+ * *t0 is when it was sent; 0, or PP_RUN_PEER_DONE, or an error with the
+ * run's err set.
  */
 static inline __attribute__((always_inline)) int
-fast_round(struct fast *f, uint64_t i, bool measured, enum fast_op op,
-	   uint64_t *t0p)
+fast_round(struct fast *f, uint64_t i, bool measured, bool first,
+	   enum fast_op op, uint64_t *t0p)
 {
 	struct run *s = f->s;
 	uint32_t seq = s->cfg->first_seq + (uint32_t)i;
@@ -1056,7 +1061,7 @@ fast_round(struct fast *f, uint64_t i, bool measured, enum fast_op op,
 		return FAST_TIME_UP;
 	if (op == FAST_WRITE)
 		f->want_flag = pp_write_flag(f->size, seq, true);
-	ret = fast_post(f, i, seq, want_be, measured, op, t0);
+	ret = fast_post(f, i, seq, want_be, measured, first, op, t0);
 	if (ret)
 		return ret;
 	/* until the reply came (or was lost) and no send is awaited */
@@ -1176,7 +1181,7 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 	const struct pp_run_cfg *cfg = s->cfg;
 	struct pp_run_result *res = s->res;
 	struct fast f;
-	uint64_t total = cfg->warmup + cfg->iters, i, start = 0, t0 = 0;
+	uint64_t total = cfg->warmup + cfg->iters, i, t0 = 0;
 	struct ibv_recv_wr rwr[PP_RECV_CHAIN];
 	struct ibv_sge rsge[PP_RECV_CHAIN];
 	int ret = 0;
@@ -1186,25 +1191,25 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 	if (s->lossy && op == FAST_SEND) /* Write: as write_client() */
 		f.loss_ns = (int64_t)cfg->loss_timeout_ms * 1000000;
 	for (i = 0; i < cfg->warmup; i++) {
-		ret = fast_round(&f, i, false, op, &t0);
+		ret = fast_round(&f, i, false, false, op, &t0);
 		if (ret)
 			break;
 	}
 	/*
-	 * One copy of the measured round (each copy is code run for the first
-	 * time inside the run; under emulation, translated then): the run's
-	 * clock starts when its first post has returned, as the stock tools'
-	 * (docs/measurement.md, "The run's start"), and -D at that post.
+	 * The first measured round apart: the run's time starts when its post
+	 * has returned, as the stock tools' (docs/measurement.md, "The run's
+	 * start"), and -D at that post.
 	 */
+	if (!ret && i < total) {
+		ret = fast_round(&f, i, true, true, op, &t0);
+		if (cfg->duration_ns)
+			f.end = t0 +
+				(uint64_t)((double)cfg->duration_ns / f.scale);
+		if (!ret)
+			i++;
+	}
 	for (; !ret && i < total; i++) {
-		ret = fast_round(&f, i, true, op, &t0);
-		if (__builtin_expect(!start, 0) && f.tposted) {
-			start = f.tposted;
-			if (cfg->duration_ns)
-				f.end = t0 +
-					(uint64_t)((double)cfg->duration_ns /
-						   f.scale);
-		}
+		ret = fast_round(&f, i, true, false, op, &t0);
 		if (ret)
 			break;
 	}
@@ -1221,7 +1226,7 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 	if (f.completed) {
 		s->last_to = pp_clock_ns_of(f.tgot);
 		res->seconds =
-			(double)(f.tgot - start - f.lost +
+			(double)(f.tgot - f.tfirst - f.lost +
 				 (f.tail_from == f.completed ? f.tail_lost :
 							       0)) *
 			f.scale / 1e9;
@@ -1397,8 +1402,8 @@ static inline __attribute__((always_inline)) int server_fast(struct run *s,
 			start = f.tgot;
 		}
 		last_send = pp_clock_ticks();
-		ret = fast_post(&f, i, seq, htonl(seq), i >= cfg->warmup, op,
-				last_send);
+		ret = fast_post(&f, i, seq, htonl(seq), i >= cfg->warmup, false,
+				op, last_send);
 		if (ret)
 			goto out;
 		if (i >= cfg->warmup)
