@@ -963,26 +963,9 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 }
 
 /*
- * Write: has the peer's message landed (its last byte f->want_flag)?  Up
- * to PP_WRITE_SPINS looks, then the caller polls the CQ once: the
- * peer's write lands in memory, the CQ tells only of our signaled writes
- * and of errors (as write_ready(), pp_run_rdma.c).
- */
-static inline __attribute__((always_inline)) bool fast_landed(struct fast *f)
-{
-	unsigned int k;
-
-	for (k = 0; k < PP_WRITE_SPINS; k++)
-		if (__atomic_load_n(f->flag_in, __ATOMIC_ACQUIRE) ==
-		    f->want_flag)
-			return true;
-	return false;
-}
-
-/*
  * Poll until message @want_be (iteration @i) came, *got, or was lost,
  * *gone (@t0: when its wait began; f->loss_ns after it), and no send is
- * awaited; Write: until the peer's message landed (fast_landed()), and
+ * awaited; Write: until the peer's message landed (pp_write_landed()), and
  * no write is awaited; 0, or PP_RUN_PEER_DONE, or an error with the run's
  * err set.
  */
@@ -998,7 +981,8 @@ fast_wait(struct fast *f, uint64_t i, uint32_t want_be, enum fast_op op,
 	int n, ret;
 
 	for (;;) {
-		if (op == FAST_WRITE && !*got && fast_landed(f)) {
+		if (op == FAST_WRITE && !*got &&
+		    pp_write_landed(f->flag_in, f->want_flag)) {
 			f->tgot = pp_clock_ticks();
 			*got = true;
 			s->progressed = true;

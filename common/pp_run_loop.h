@@ -231,6 +231,21 @@ int pp_run_interrupted(struct run *s);
 #define PP_RUN_PEER_DONE (-1) /* internal: the peer's DONE came */
 #define PP_WRITE_SPINS 64     /* Write: looks at the last byte per poll */
 
+/*
+ * Write: has the peer's message landed, its last byte @flag now @want?  Up
+ * to PP_WRITE_SPINS looks; the caller polls the CQ once between calls (the
+ * general loop's write_ready(), the lean one's fast_wait()).
+ */
+static inline bool pp_write_landed(const uint8_t *flag, uint8_t want)
+{
+	unsigned int k;
+
+	for (k = 0; k < PP_WRITE_SPINS; k++)
+		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == want)
+			return true;
+	return false;
+}
+
 /**
  * pp_run_note_post() - count one measured send and its time inside
  * ibv_post_send()

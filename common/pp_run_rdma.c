@@ -35,13 +35,6 @@ struct write_state {
 	uint8_t want_flag;
 };
 
-/* The receive area's last byte of the message under way. */
-static uint8_t last_byte(const struct run *s)
-{
-	return __atomic_load_n(s->r->recv_buf + s->r->msg_size - 1,
-			       __ATOMIC_ACQUIRE);
-}
-
 /* Write: await the peer's message @seq. */
 static void write_want(struct run *s, uint32_t seq)
 {
@@ -63,13 +56,10 @@ static void write_want(struct run *s, uint32_t seq)
 static bool write_ready(struct run *s)
 {
 	const struct write_state *w = s->priv;
-	unsigned int k;
 
-	if (s->got || !w)
+	if (s->got || !w ||
+	    !pp_write_landed(s->r->recv_buf + s->r->msg_size - 1, w->want_flag))
 		return false;
-	for (k = 0; last_byte(s) != w->want_flag; k++)
-		if (k == PP_WRITE_SPINS)
-			return false;
 	s->got = true;
 	s->got_seq = s->want;
 	s->got_ns = pp_clock_ns();
