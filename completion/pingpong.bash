@@ -5,7 +5,7 @@
 # The build writes one file per tool from this one (completion/CMakeLists.txt):
 # the functions below, then, in place of the placeholder on the last line,
 # the tool's option list that completion/pp_compgen writes from the option
-# table of common/pp_opts.c.
+# table of common/base/pp_opts.c.
 # Installed in share/bash-completion/completions/, where bash-completion
 # loads it the first time the tool is completed; or `source` it.  Each file
 # is complete by itself; the functions are the same in all four.

@@ -56,7 +56,7 @@ static void write_spec(FILE *f, enum pp_tool tool)
 	size_t i, n = pp_opts_list(tool, opts);
 
 	fprintf(f,
-		"# The options of %s, from the option table of common/pp_opts.c\n"
+		"# The options of %s, from the option table of common/base/pp_opts.c\n"
 		"# (written by completion/pp_compgen): short letter or -, long name,\n"
 		"# kind of value.\n"
 		"_pingpong_spec_%s='",

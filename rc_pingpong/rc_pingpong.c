@@ -6,7 +6,7 @@
  * RC: one QP each side, connected to the other; the hardware acknowledges
  * and retransmits, so a message is delivered once or the QP fails.  UC: the
  * same connection set-up without acknowledgements (RTR and RTS carry no
- * retry or atomic attributes; see common/pp_qp.c).
+ * retry or atomic attributes; see common/verbs/pp_qp.c).
  *
  * Run it with no host to be the server; give the server's host to be the
  * client.  The client's options decide the run; the server adopts them.

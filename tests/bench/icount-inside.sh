@@ -225,7 +225,7 @@ for c in "${cases[@]}"; do
 				"$PP_HOST"
 			;;
 		write | read)
-			# the one-sided client loops of common/pp_run_rdma.c; no
+			# the one-sided client loops of common/verbs/pp_run_rdma.c; no
 			# calibration run for the one-sided rows: their section
 			# gives the polls raw (a read needs no server process)
 			fn=write_client

@@ -7,7 +7,7 @@ Usage: probe_check.py CLIENT-GIDS.json SERVER-GIDS.json PROBE.txt PROBE.json
 
 The GID tables are the two hosts' --show-gids --json documents; the pairs
 and MTUs expected are computed here from them, by the rules of
-docs/probe.md, independently of common/pp_probe.c:
+docs/probe.md, independently of common/verbs/pp_probe.c:
 RoCE GIDs of the same type and family (IPv4, IPv6, link-local), every MTU
 from 256 to the lower active MTU.  Checks:
 
