@@ -18,6 +18,9 @@ packages=(
 	gdb valgrind
 	# reference tools and interop peers
 	ibverbs-utils perftest
+	# the e2e scripts' JSON and interval checks, unit.test_json's second
+	# validator; the formatting check of tests/run-all.sh
+	python3 clang-format
 	# man pages (docs/CMakeLists.txt builds them when pandoc is present)
 	pandoc
 	# packages (cmake/Packaging.cmake, tests/package/package.sh): Depends

@@ -18,14 +18,17 @@ build=${PP_BUILD_DIR:-$top/build-all}
 cd "$top"
 
 bash tests/install-deps.sh
-if command -v clang-format >/dev/null; then
-	bad=$(git ls-files '*.c' '*.h' | while read -r f; do
-		clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"
-	done)
-	if [[ -n $bad ]]; then
-		echo "run-all: not clang-formatted (run clang-format -i): $bad" >&2
-		exit 1
-	fi
+# The formatting check always runs: install-deps.sh installs clang-format.
+if ! command -v clang-format >/dev/null; then
+	echo "run-all: clang-format not found: install it (tests/install-deps.sh)" >&2
+	exit 1
+fi
+bad=$(git ls-files '*.c' '*.h' | while read -r f; do
+	clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"
+done)
+if [[ -n $bad ]]; then
+	echo "run-all: not clang-formatted (run clang-format -i): $bad" >&2
+	exit 1
 fi
 cmake -S . -B "$build" -DPP_WERROR="${PP_WERROR:-ON}" >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
