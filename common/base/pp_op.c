@@ -143,11 +143,6 @@ uint8_t pp_op_rd_atomic(enum pp_op op, bool is_server, bool responder)
 	return is_server == responder ? 1 : 0;
 }
 
-bool pp_op_fetch_add_ok(uint64_t old, uint64_t k)
-{
-	return old == k * PP_OP_FETCH_ADD_ADD;
-}
-
 /* The value the word holds after compare-and-swap @k: never 0. */
 static uint64_t chain_value(uint64_t k)
 {
@@ -158,4 +153,16 @@ void pp_op_cmp_swap_next(uint64_t k, uint64_t *compare, uint64_t *swap)
 {
 	*compare = k ? chain_value(k - 1) : 0;
 	*swap = chain_value(k);
+}
+
+uint64_t pp_op_atomic_word(enum pp_op op, uint64_t n)
+{
+	if (op == PP_OP_CMP_SWAP)
+		return n ? chain_value(n - 1) : 0;
+	return n * PP_OP_FETCH_ADD_ADD;
+}
+
+uint64_t pp_op_atomic_old(enum pp_op op, uint64_t k)
+{
+	return pp_op_atomic_word(op, k);
 }

@@ -141,16 +141,29 @@ unsigned int pp_op_qp_access(enum pp_op op, bool is_server);
 uint8_t pp_op_rd_atomic(enum pp_op op, bool is_server, bool responder);
 
 /**
- * pp_op_fetch_add_ok() - is the value a fetch-and-add returned right?
- * @old: the value the client's atomic @k (0, 1, ... counted from the first
- *       of the run, warm-up included) returned
- * @k: the atomic's number
+ * pp_op_atomic_old() - the value the client's atomic @k must return
+ * @op: PP_OP_FETCH_ADD or PP_OP_CMP_SWAP
+ * @k: the atomic's number (0, 1, ... counted from the first of the run,
+ *     warm-up included)
  *
- * The server's word starts at 0 and each fetch-and-add adds
- * PP_OP_FETCH_ADD_ADD: atomic @k returns @k times the addend, and after N
- * the word holds N times the addend.
+ * The server's word starts at 0.  Fetch-and-add: each adds
+ * PP_OP_FETCH_ADD_ADD, so atomic @k finds @k times the addend.
+ * Compare-and-swap: a chain (pp_op_cmp_swap_next()), so atomic @k finds the
+ * value atomic @k - 1 swapped in (0 for the first).
+ *
+ * Return: the old value; pp_op_atomic_word(@op, @k).
  */
-bool pp_op_fetch_add_ok(uint64_t old, uint64_t k);
+uint64_t pp_op_atomic_old(enum pp_op op, uint64_t k);
+
+/**
+ * pp_op_atomic_word() - what the server's word holds after @n atomics
+ * @op: PP_OP_FETCH_ADD or PP_OP_CMP_SWAP
+ * @n: how many completed
+ *
+ * Return: @n times the addend (fetch-and-add); the value compare-and-swap
+ * @n - 1 swapped in, 0 for @n 0.
+ */
+uint64_t pp_op_atomic_word(enum pp_op op, uint64_t n);
 
 /**
  * pp_op_cmp_swap_next() - compare-and-swap @k of the chain: what it compares

@@ -176,11 +176,11 @@ START_TEST(fetch_add_values)
 	uint64_t word = 0, k;
 
 	for (k = 0; k < 1000; k++) {
-		ck_assert(pp_op_fetch_add_ok(word, k));
-		ck_assert(!pp_op_fetch_add_ok(word + 1, k));
+		ck_assert_uint_eq(pp_op_atomic_old(PP_OP_FETCH_ADD, k), word);
 		word += PP_OP_FETCH_ADD_ADD;
 	}
 	ck_assert_uint_eq(word, 1000 * PP_OP_FETCH_ADD_ADD);
+	ck_assert_uint_eq(pp_op_atomic_word(PP_OP_FETCH_ADD, 1000), word);
 }
 END_TEST
 
@@ -192,6 +192,7 @@ START_TEST(cmp_swap_chain)
 	for (k = 0; k < 1000; k++) {
 		pp_op_cmp_swap_next(k, &compare, &swap);
 		ck_assert_uint_eq(compare, word); /* the old value returned */
+		ck_assert_uint_eq(pp_op_atomic_old(PP_OP_CMP_SWAP, k), word);
 		ck_assert_uint_eq(compare, prev_swap);
 		ck_assert_uint_ne(swap, compare);
 		ck_assert_uint_ne(swap, 0);
