@@ -5,8 +5,8 @@
  * The handler only records the signal in a flag; nothing is done inside it.
  * It is installed without SA_RESTART, so a blocking poll() or accept() wait
  * returns EINTR, and every wait of common/ then looks at the flag: pp_sock.c
- * returns ECANCELED instead of retrying, pp_run.c stops the run where it
- * is (its polling loop reads the flag with the clock, about every 256 empty
+ * returns ECANCELED instead of retrying, the run loops stop where they
+ * are (their polling reads the flag with the clock, about every 256 empty
  * polls, and once per iteration: a load, never a system call).  The step
  * that stopped says so in its error line ("interrupted by SIGINT at
  * iteration 12 of 1000"), tells the peer, and returns ECANCELED; the

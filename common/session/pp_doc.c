@@ -17,6 +17,7 @@
 #include "pp_hist.h"
 #include "pp_json.h"
 #include "pp_report.h"
+#include "pp_run_rec.h"
 #include "pp_doc.h"
 #include "pp_version.h"
 

@@ -13,6 +13,7 @@
 
 #include "pp_interop.h"
 #include "pp_rdmacore.h"
+#include "pp_run_stock.h"
 #include "pp_session.h"
 #include "pp_sock.h"
 #include "pp_time.h"

@@ -19,6 +19,8 @@
 #include "pp_gid.h"
 #include "pp_hist.h"
 #include "pp_report.h"
+#include "pp_run_rdma.h"
+#include "pp_run_rec.h"
 #include "pp_session.h"
 #include "pp_signal.h"
 #include "pp_sock.h"

@@ -67,7 +67,7 @@ struct pp_res_attr {
 	/*
 	 * Each posted receive its own buffer, rx_depth of them (-c on a lossy
 	 * transport, one QP): a message stays as it came until it is checked,
-	 * whatever arrives after it (pp_run.c, on_recv()).  Else one buffer
+	 * whatever arrives after it (pp_run_ours_on_recv()).  Else one buffer
 	 * that every receive shares.
 	 */
 	bool buf_per_recv;

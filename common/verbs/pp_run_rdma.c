@@ -2,8 +2,9 @@
 /*
  * pp_run_rdma.c - the loops of the one-sided operations (pp_op.h): RDMA
  * Write polled in memory, RDMA Read, and the atomics.  They share the
- * completion machinery, the deadlines, the peer's DONE and the samples of
- * pp_run.c (pp_run_loop.h); write-imm is ours (pp_run.c): a receive
+ * completions (pp_run_wc.h), the waits, deadlines and the peer's DONE
+ * (pp_run_wait.h), the samples (pp_run_rec.h) and the lean loop
+ * (pp_run_fast.h); write-imm is ours (pp_run_general.h): a receive
  * completes for each of its messages.
  *
  * Write (as ib_write_lat): each side writes message i into the peer's
@@ -25,7 +26,13 @@
 #include <string.h>
 
 #include "pp_clock.h"
+#include "pp_pattern.h"
+#include "pp_run_fast.h"
 #include "pp_run_loop.h"
+#include "pp_run_rdma.h"
+#include "pp_run_rec.h"
+#include "pp_run_wait.h"
+#include "pp_run_wc.h"
 #include "pp_signal.h"
 
 #define PASSIVE_POLL_MS 100 /* the passive server looks at signals so often */

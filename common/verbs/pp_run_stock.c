@@ -11,7 +11,12 @@
 
 #include "pp_clock.h"
 #include "pp_rdmacore.h"
+#include "pp_run_general.h"
 #include "pp_run_loop.h"
+#include "pp_run_rec.h"
+#include "pp_run_stock.h"
+#include "pp_run_wait.h"
+#include "pp_run_wc.h"
 
 /* Stock srq server: what each QP has in hand (srq_server()). */
 struct stock_qp {

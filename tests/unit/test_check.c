@@ -17,7 +17,7 @@
 
 #include "check_main.h"
 #include "pp_op.h"
-#include "pp_run.h"
+#include "pp_pattern.h"
 
 static const size_t sizes[] = { 1, 2, 3, 255, 4096, 65537 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))

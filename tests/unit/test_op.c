@@ -2,7 +2,7 @@
 /*
  * test_op.c - the operations (pp_op.h): names, each transport's rule, the
  * exact access each side's MR and QP get, the Read/atomic depths, the
- * atomics' expected values, and the write flag the receiver polls for.
+ * atomics' expected values.
  */
 #include <check.h>
 #include <errno.h>
@@ -12,7 +12,6 @@
 
 #include "check_main.h"
 #include "pp_op.h"
-#include "pp_run.h"
 
 START_TEST(names_round_trip)
 {
@@ -202,31 +201,6 @@ START_TEST(cmp_swap_chain)
 }
 END_TEST
 
-/* The byte a write's receiver polls for: never 0, never the last one's. */
-START_TEST(write_flag)
-{
-	static const uint64_t sizes[] = { 1, 2, 255, 256, 4096, 1 << 20 };
-	size_t i;
-	uint32_t seq;
-
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		for (seq = 0; seq < 600; seq++) {
-			uint8_t f = pp_write_flag(sizes[i], seq, seq & 1);
-
-			ck_assert_uint_ne(f, 0);
-			ck_assert_uint_ne(f, pp_write_flag(sizes[i], seq + 1,
-							   seq & 1));
-		}
-		/* where the pattern byte is not 0, the flag is that byte */
-		seq = 7;
-		if (pp_pattern_byte(sizes[i] - 1, seq, true))
-			ck_assert_uint_eq(pp_write_flag(sizes[i], seq, true),
-					  pp_pattern_byte(sizes[i] - 1, seq,
-							  true));
-	}
-}
-END_TEST
-
 static Suite *op_suite(void)
 {
 	Suite *s = suite_create("op");
@@ -239,7 +213,6 @@ static Suite *op_suite(void)
 	tcase_add_test(tc, rd_atomic_depths);
 	tcase_add_test(tc, fetch_add_values);
 	tcase_add_test(tc, cmp_swap_chain);
-	tcase_add_test(tc, write_flag);
 	suite_add_tcase(s, tc);
 	return s;
 }

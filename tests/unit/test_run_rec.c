@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_runrec.c - how pp_run() keeps its round trips (pp_run_loop.h):
+ * test_run_rec.c - how pp_run() keeps its round trips (pp_run_rec.h):
  * raw samples or the log-linear histogram (pp_run_keeps_lhist()), the
  * figures of both against each other on the same synthetic samples, and
  * --interval: every sample in exactly one interval, each interval's figures
  * those of its own samples, the boundaries on the grid of the first start.
- * No device: the loops' one recording function is fed synthetic clocks.
+ * The lean loop's samples in ticks, converted after it.  No device: the
+ * loops' one recording function is fed synthetic clocks.
  */
 #include <check.h>
 #include <errno.h>
@@ -18,9 +19,10 @@
 #include <sys/mman.h>
 
 #include "check_main.h"
+#include "pp_clock.h"
 #include "pp_hist.h"
 #include "pp_lhist.h"
-#include "pp_run_loop.h"
+#include "pp_run_rec.h"
 #include "pp_stats.h"
 
 /* The stated bound of pp_lhist.h, and slack for the ns -> usec division. */
@@ -349,9 +351,48 @@ START_TEST(test_run_start)
 }
 END_TEST
 
-static Suite *runrec_suite(void)
+/*
+ * The lean loop keeps its samples in ticks; pp_run_record_end() converts
+ * those of [ticks_from, ticks_to) to ns, and a tick count that went back
+ * (a negative difference, between cores) is 0, as pp_run_sample_ns()'s.
+ */
+START_TEST(test_ticks)
 {
-	Suite *s = suite_create("runrec");
+	struct pp_run_cfg cfg = { .iters = 4 };
+	struct pp_err err = { .msg = "" };
+	struct pp_run_result res;
+	struct run s = { .cfg = &cfg, .res = &res, .err = &err };
+	double scale = pp_clock.ns_per_tick;
+
+	ck_assert_uint_eq(pp_run_sample_ns(1000, 1500), 500);
+	ck_assert_uint_eq(pp_run_sample_ns(1500, 1000), 0);
+	ck_assert_uint_eq(pp_run_ticks_to_ns(300, 0.5), 150);
+	ck_assert_uint_eq(pp_run_ticks_to_ns((uint64_t)-5, 0.5), 0);
+
+	memset(&res, 0, sizeof(res));
+	ck_assert_int_eq(pp_run_record_begin(&s), 0);
+	ck_assert_ptr_nonnull(res.samples);
+	res.samples[0] = 7; /* ns already: left as it is */
+	res.samples[1] = 100;
+	res.samples[2] = 300;
+	res.samples[3] = (uint64_t)-5;
+	res.nsamples = 4;
+	s.ticks_from = 1;
+	s.ticks_to = 4;
+	pp_clock.ns_per_tick = 0.5;
+	pp_run_record_end(&s);
+	pp_clock.ns_per_tick = scale;
+	ck_assert_uint_eq(res.samples[0], 7);
+	ck_assert_uint_eq(res.samples[1], 50);
+	ck_assert_uint_eq(res.samples[2], 150);
+	ck_assert_uint_eq(res.samples[3], 0);
+	pp_run_free(&res);
+}
+END_TEST
+
+static Suite *run_rec_suite(void)
+{
+	Suite *s = suite_create("run_rec");
 	TCase *tc = tcase_create("record");
 
 	tcase_add_test(tc, test_choice);
@@ -361,8 +402,9 @@ static Suite *runrec_suite(void)
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_touched);
 	tcase_add_test(tc, test_run_start);
+	tcase_add_test(tc, test_ticks);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-PP_CHECK_MAIN(runrec_suite)
+PP_CHECK_MAIN(run_rec_suite)

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_run_fast.h - the lean loop (docs/measurement.md, "The hot loop"): one
+ * QP, polling, no -c, no --interval, the cycle counter; the client's and
+ * the server's, for a send of ours, an RDMA Read and an RDMA Write.
+ */
+#ifndef PP_RUN_FAST_H
+#define PP_RUN_FAST_H
+
+#include <stdbool.h>
+
+#include "pp_run_loop.h"
+
+/**
+ * pp_run_fast_fits() - can the client, or the server, take the lean loop
+ * (docs/measurement.md, "The hot loop"): a send with our protocol, an
+ * RDMA Read or an RDMA Write, on one QP, without -c, polling, without
+ * --interval, with the cycle counter?
+ * @s: the run
+ */
+bool pp_run_fast_fits(const struct run *s);
+
+/**
+ * pp_run_read_fast() - the lean loop for RDMA Read (pp_run_fast_fits()):
+ * post the read, poll for its completion, measure; the send loop's own
+ * code with the read as its round trip
+ * @s: the run
+ *
+ * Return: 0 or an error with @s->err set.
+ */
+int pp_run_read_fast(struct run *s);
+
+/**
+ * pp_run_write_fast() - the lean loop for RDMA Write (pp_run_fast_fits()),
+ * the client's or the server's: write the message, spin on the last byte
+ * of the peer's, measure; the send loops' own code with the write and the
+ * peer's write as the round trip
+ * @s: the run
+ *
+ * Return: 0 or an error with @s->err set.
+ */
+int pp_run_write_fast(struct run *s);
+
+/**
+ * pp_run_send_fast() - the lean loop for a send of ours
+ * (pp_run_fast_fits()), the client's or the server's: what
+ * pp_run_client_loop() and pp_run_server_loop() do, its clock in ticks,
+ * the awaited completion and the send's taken inline
+ * @s: the run
+ *
+ * Return: 0 or an error with @s->err set.
+ */
+int pp_run_send_fast(struct run *s);
+
+#endif /* PP_RUN_FAST_H */
