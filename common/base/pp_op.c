@@ -65,41 +65,6 @@ bool pp_op_remote(enum pp_op op)
 	return op != PP_OP_SEND;
 }
 
-/* Why @tr has no @op: its rule, in the words of docs/transports.md. */
-static const char *transport_rule(const struct pp_transport_desc *tr)
-{
-	if (tr->datagram)
-		return "a datagram transport carries Send only (no remote memory access on UD)";
-	if (!tr->reliable)
-		return "an unreliable connection carries Send and RDMA Write only (no RDMA Read or atomics on UC)";
-	return "not allowed on this transport";
-}
-
-int pp_op_check(const struct pp_transport_desc *tr, unsigned int op,
-		uint64_t size, bool sweep, char *buf, size_t len)
-{
-	if (op > PP_OP_LAST) {
-		snprintf(buf, len, "--op %u: unknown operation (%s)", op,
-			 pp_op_list());
-		return EINVAL;
-	}
-	if (!(tr->ops & PP_OP_BIT(op))) {
-		snprintf(buf, len, "--op %s: not on %s: %s", names[op],
-			 tr->name, transport_rule(tr));
-		return EINVAL;
-	}
-	if (pp_op_atomic((enum pp_op)op) &&
-	    (size != PP_OP_ATOMIC_SIZE || sweep)) {
-		snprintf(
-			buf, len,
-			"--op %s: an atomic works on one aligned 8-byte word: use -s 8%s (asked %s%llu)",
-			names[op], sweep ? " without -a" : "",
-			sweep ? "-a up to " : "-s ", (unsigned long long)size);
-		return EINVAL;
-	}
-	return 0;
-}
-
 unsigned int pp_op_mr_access(enum pp_op op, bool is_server)
 {
 	switch (op) {

@@ -26,8 +26,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pp_transport.h"
-
 /* Values travel on the wire (HELLO byte 56): append, never renumber. */
 enum pp_op {
 	PP_OP_SEND = 0,
@@ -64,25 +62,6 @@ int pp_op_parse(const char *word, enum pp_op *op);
  * pp_op_list() - the names of every operation: "send, write, ..., cmp-swap"
  */
 const char *pp_op_list(void);
-
-/**
- * pp_op_check() - may @op run on @tr with these parameters?
- * @tr: the transport
- * @op: the operation; any value
- * @size: the message size (the largest of a sweep)
- * @sweep: -a
- * @buf: output: the rule that refuses it, one line without a final period
- *       ("--op read: UC has no RDMA Read or atomics ...")
- * @len: room in @buf
- *
- * The rules: the transport's .ops bits (UC: Send and RDMA Write; UD: Send
- * only, a datagram has no remote memory access); an atomic is 8 bytes
- * exactly (-s 8, no -a).
- *
- * Return: 0, or EINVAL with @buf set.
- */
-int pp_op_check(const struct pp_transport_desc *tr, unsigned int op,
-		uint64_t size, bool sweep, char *buf, size_t len);
 
 /* The operation is Read or an atomic: the client's request and the
  * server's response, no message from the server. */

@@ -824,11 +824,12 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 			opt_label(d, label, sizeof(label)));
 		return EINVAL;
 	}
-	if (pp_op_check(pp_transport_of(o->transport), o->op,
-			o->sweep && !(o->set & PP_OPT_BIT(PP_OPT_SIZE)) ?
-				PP_SWEEP_TOP :
-				o->size,
-			o->sweep, why, sizeof(why))) {
+	if (pp_transport_op_check(pp_transport_of(o->transport), o->op,
+				  o->sweep && !(o->set &
+						PP_OPT_BIT(PP_OPT_SIZE)) ?
+					  PP_SWEEP_TOP :
+					  o->size,
+				  o->sweep, why, sizeof(why))) {
 		pp_err_set(err, "%s", why);
 		return EINVAL;
 	}

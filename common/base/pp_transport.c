@@ -5,7 +5,9 @@
  * The masks are the ones rdma-core's examples use, and the kernel's
  * ib_modify_qp_is_ok() requires (docs/bringup.md, docs/xrc.md).
  */
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "pp_op.h"
 #include "pp_transport.h"
@@ -149,4 +151,39 @@ const char *pp_tool_name(enum pp_tool t)
 	};
 
 	return pp_tool_valid(t) ? names[t] : "unknown";
+}
+
+/* Why @tr has no @op: its rule, in the words of docs/transports.md. */
+static const char *transport_rule(const struct pp_transport_desc *tr)
+{
+	if (tr->datagram)
+		return "a datagram transport carries Send only (no remote memory access on UD)";
+	if (!tr->reliable)
+		return "an unreliable connection carries Send and RDMA Write only (no RDMA Read or atomics on UC)";
+	return "not allowed on this transport";
+}
+
+int pp_transport_op_check(const struct pp_transport_desc *tr, unsigned int op,
+			  uint64_t size, bool sweep, char *buf, size_t len)
+{
+	if (op > PP_OP_LAST) {
+		snprintf(buf, len, "--op %u: unknown operation (%s)", op,
+			 pp_op_list());
+		return EINVAL;
+	}
+	if (!(tr->ops & PP_OP_BIT(op))) {
+		snprintf(buf, len, "--op %s: not on %s: %s", pp_op_name(op),
+			 tr->name, transport_rule(tr));
+		return EINVAL;
+	}
+	if (pp_op_atomic((enum pp_op)op) &&
+	    (size != PP_OP_ATOMIC_SIZE || sweep)) {
+		snprintf(
+			buf, len,
+			"--op %s: an atomic works on one aligned 8-byte word: use -s 8%s (asked %s%llu)",
+			pp_op_name(op), sweep ? " without -a" : "",
+			sweep ? "-a up to " : "-s ", (unsigned long long)size);
+		return EINVAL;
+	}
+	return 0;
 }

@@ -11,6 +11,7 @@
 #define PP_TRANSPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -125,5 +126,25 @@ const char *pp_tool_name(enum pp_tool t);
  * @tool: any value (from the wire, too)
  */
 bool pp_tool_valid(unsigned int tool);
+
+/**
+ * pp_transport_op_check() - may @op (pp_op.h) run on @tr with these
+ * parameters?
+ * @tr: the transport
+ * @op: the operation; any value
+ * @size: the message size (the largest of a sweep)
+ * @sweep: -a
+ * @buf: output: the rule that refuses it, one line without a final period
+ *       ("--op read: UC has no RDMA Read or atomics ...")
+ * @len: room in @buf
+ *
+ * The rules: the transport's .ops bits (UC: Send and RDMA Write; UD: Send
+ * only, a datagram has no remote memory access); an atomic is 8 bytes
+ * exactly (-s 8, no -a).
+ *
+ * Return: 0, or EINVAL with @buf set.
+ */
+int pp_transport_op_check(const struct pp_transport_desc *tr, unsigned int op,
+			  uint64_t size, bool sweep, char *buf, size_t len);
 
 #endif /* PP_TRANSPORT_H */

@@ -132,8 +132,8 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 	uint32_t mtu;
 
 	/* the transport's operations: the same rule the client's parser has */
-	if (pp_op_check(tr, h->op, h->size, h->flags & PP_F_SWEEP, why,
-			sizeof(why))) {
+	if (pp_transport_op_check(tr, h->op, h->size, h->flags & PP_F_SWEEP,
+				  why, sizeof(why))) {
 		pp_err_set(err, "%s", why);
 		return EINVAL;
 	}

@@ -33,77 +33,6 @@ START_TEST(names_round_trip)
 END_TEST
 
 /* Which transport allows which operation: the table. */
-START_TEST(transport_rules)
-{
-	static const struct {
-		enum pp_transport tr;
-		enum pp_op op;
-		const char *refusal; /* NULL: allowed */
-	} rows[] = {
-		{ PP_TR_RC, PP_OP_SEND, NULL },
-		{ PP_TR_RC, PP_OP_WRITE, NULL },
-		{ PP_TR_RC, PP_OP_READ, NULL },
-		{ PP_TR_RC, PP_OP_CMP_SWAP, NULL },
-		{ PP_TR_UC, PP_OP_WRITE, NULL },
-		{ PP_TR_UC, PP_OP_WRITE_IMM, NULL },
-		{ PP_TR_UC, PP_OP_READ,
-		  "--op read: not on uc: an unreliable connection carries Send and RDMA Write only (no RDMA Read or atomics on UC)" },
-		{ PP_TR_UC, PP_OP_FETCH_ADD, "--op fetch-add: not on uc: " },
-		{ PP_TR_UD, PP_OP_SEND, NULL },
-		{ PP_TR_UD, PP_OP_WRITE,
-		  "--op write: not on ud: a datagram transport carries Send only (no remote memory access on UD)" },
-		{ PP_TR_UD, PP_OP_READ, "--op read: not on ud: " },
-		{ PP_TR_SRQ, PP_OP_READ, NULL },
-		{ PP_TR_XRC, PP_OP_WRITE_IMM, NULL },
-	};
-	char buf[256];
-	size_t i;
-
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		uint64_t size = pp_op_atomic(rows[i].op) ? 8 : 4096;
-		int ret = pp_op_check(pp_transport_of(rows[i].tr), rows[i].op,
-				      size, false, buf, sizeof(buf));
-
-		if (!rows[i].refusal) {
-			ck_assert_msg(!ret, "row %zu refused: %s", i, buf);
-			continue;
-		}
-		ck_assert_int_eq(ret, EINVAL);
-		ck_assert_msg(!strncmp(buf, rows[i].refusal,
-				       strlen(rows[i].refusal)),
-			      "row %zu: '%s'", i, buf);
-	}
-	ck_assert_int_eq(pp_op_check(pp_transport_of(PP_TR_RC), PP_OP_LAST + 1,
-				     8, false, buf, sizeof(buf)),
-			 EINVAL);
-	ck_assert_ptr_nonnull(strstr(buf, "unknown operation"));
-}
-END_TEST
-
-START_TEST(atomic_size)
-{
-	const struct pp_transport_desc *rc = pp_transport_of(PP_TR_RC);
-	char buf[256];
-
-	ck_assert_int_eq(pp_op_check(rc, PP_OP_FETCH_ADD, 8, false, buf,
-				     sizeof(buf)),
-			 0);
-	ck_assert_int_eq(pp_op_check(rc, PP_OP_FETCH_ADD, 4, false, buf,
-				     sizeof(buf)),
-			 EINVAL);
-	ck_assert_str_eq(
-		buf,
-		"--op fetch-add: an atomic works on one aligned 8-byte word: use -s 8 (asked -s 4)");
-	ck_assert_int_eq(pp_op_check(rc, PP_OP_CMP_SWAP, 8, true, buf,
-				     sizeof(buf)),
-			 EINVAL);
-	ck_assert_ptr_nonnull(strstr(buf, "use -s 8 without -a"));
-	/* other operations take any size */
-	ck_assert_int_eq(pp_op_check(rc, PP_OP_READ, 1, true, buf, sizeof(buf)),
-			 0);
-}
-END_TEST
-
 /* Exactly the access each side needs: the "no more". */
 START_TEST(access_flags)
 {
@@ -207,8 +136,6 @@ static Suite *op_suite(void)
 	TCase *tc = tcase_create("pure");
 
 	tcase_add_test(tc, names_round_trip);
-	tcase_add_test(tc, transport_rules);
-	tcase_add_test(tc, atomic_size);
 	tcase_add_test(tc, access_flags);
 	tcase_add_test(tc, rd_atomic_depths);
 	tcase_add_test(tc, fetch_add_values);
