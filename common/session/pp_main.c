@@ -170,6 +170,7 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 	}
 	ret = pp_session_open(
 		&s, &o, o.rdma_core ? &pp_exchange_stock : &pp_exchange_ours);
+	s.json_interval = pp_doc_interval;
 	if (ret)
 		finish(&s, ret);
 	else if (o.persistent && !o.host)

@@ -15,7 +15,6 @@
 #include <sys/socket.h>
 
 #include "pp_clock.h"
-#include "pp_doc.h"
 #include "pp_gid.h"
 #include "pp_hist.h"
 #include "pp_report.h"
@@ -524,9 +523,10 @@ static void on_interval(void *arg, const struct pp_run_interval *iv)
 {
 	const struct pp_session *s = arg;
 
-	if (s->o->json)
-		pp_doc_interval(stdout, iv);
-	else if (s->progress)
+	if (s->o->json) {
+		if (s->json_interval)
+			s->json_interval(stdout, iv);
+	} else if (s->progress)
 		pp_report_interval(s->progress, iv);
 }
 

@@ -112,7 +112,13 @@ struct pp_session {
 	struct pp_run_result results[PP_SWEEP_MAX]; /* one per size run */
 	size_t nresults;
 	struct pp_done peer_done; /* of the last size */
-	FILE *progress;	 /* a sweep: each size's line here as it ends */
+	FILE *progress; /* a sweep: each size's line here as it ends */
+	/*
+	 * --json --interval: writes an interval's line to stdout as it ends;
+	 * set by the caller after pp_session_open() (pp_main: the document's
+	 * writer, pp_doc_interval(), which sits above the session); NULL: none
+	 */
+	int (*json_interval)(FILE *f, const struct pp_run_interval *iv);
 	size_t nprinted; /* ... sizes printed there so far */
 	int64_t started; /* wall clock at pp_session_open(), seconds */
 	struct pp_session_counters ctr; /* --counters */
