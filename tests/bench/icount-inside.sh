@@ -31,7 +31,10 @@
 #             400, some 600 under emulation: below a UD or UC client's 1 s
 #             deadline for a reply at the default -T of 5 s; 0: none)
 #   PP_ICOUNT_CASES  which rows to run (default: all), from
-#             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat" (Send)
+#             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat" (Send;
+#             "multi", not in the default: rc_pingpong -q 2, whose client
+#             takes the general loop where every other row of ours takes the
+#             lean one, docs/measurement.md "The hot loop")
 #             and "write read lat-write lat-read" (rc_pingpong --op write,
 #             --op read; perftest's ib_write_lat, ib_read_lat), and
 #             "srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud
@@ -188,7 +191,7 @@ for c in "${cases[@]}"; do
 		ud | stock-ud | srv-ud | srv-stock-ud) ((s <= 1024)) || s=1024 ;;
 		esac
 		case $c in
-		rc | uc | ud | srq | srv-rc | srv-ud | srv-srq)
+		rc | uc | ud | srq | multi | srv-rc | srv-ud | srv-srq | srv-multi)
 			# srv-*: our server under callgrind, cut at its loop; the
 			# client native; no calibration (the client would be the
 			# one stopped): the section gives the polls raw
@@ -197,6 +200,7 @@ for c in "${cases[@]}"; do
 			extra=()
 			[[ $t != uc ]] || extra=(--uc)
 			[[ $t != srq ]] || extra=(-q 1)
+			[[ $t != multi ]] || tool=rc_pingpong extra=(-q 2)
 			who=ours fn=pp_run_client_loop pms=$pause_ms
 			[[ $c != srv-* ]] ||
 				who=srv-ours fn=pp_run_server_loop pms=0
