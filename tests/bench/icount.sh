@@ -227,7 +227,7 @@ w("What is left, and why: our own code in the loop, at the minimum polls, "
   "(docs/measurement.md, \"The hot loop\"); the stock tools read no clock "
   "in their loop and keep no sample. Per row, our own code by function "
   "(raw, with the polls; `client_fast()` is inlined into "
-  "`pp_run_client_loop`):")
+  "`pp_run_send_fast`, which `pp_run_client_loop` calls):")
 w("")
 out.extend(fn_lines(rows, fns, key))
 w("")
