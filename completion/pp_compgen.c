@@ -43,6 +43,7 @@ static const char *value_kind(const struct pp_opt_info *o)
 	case PP_OPT_OP:
 		return "op";
 	case PP_OPT_BIND:
+	case PP_OPT_MESH_ROOT:
 		return "host";
 	default:
 		return strcmp(o->arg, "FILE") ? "value" : "file";

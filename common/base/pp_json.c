@@ -3,6 +3,7 @@
  * pp_json.c - a small JSON writer with a stack of open containers, and the
  * figures object of one run.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -365,4 +366,192 @@ int pp_json_figures(struct pp_json *j, const struct pp_stats *s, uint64_t size,
 		pp_json_end_object(j);
 	}
 	return pp_json_end_object(j);
+}
+
+/* The strict reader of pp_json_valid(): @p moves past one value. */
+struct vr {
+	const unsigned char *p;
+	unsigned int depth;
+};
+
+static void skip_ws(struct vr *r)
+{
+	while (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')
+		r->p++;
+}
+
+static bool v_lit(struct vr *r, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (strncmp((const char *)r->p, lit, n))
+		return false;
+	r->p += n;
+	return true;
+}
+
+static bool v_string(struct vr *r)
+{
+	size_t n;
+	int i;
+
+	if (*r->p++ != '"')
+		return false;
+	for (;;) {
+		if (*r->p == '"') {
+			r->p++;
+			return true;
+		}
+		if (*r->p < 0x20)
+			return false; /* a control character, or the end */
+		if (*r->p == '\\') {
+			r->p++;
+			if (*r->p == 'u') {
+				for (i = 1; i <= 4; i++)
+					if (!isxdigit(r->p[i]))
+						return false;
+				r->p += 5;
+			} else if (*r->p && strchr("\"\\/bfnrt", *r->p)) {
+				r->p++;
+			} else {
+				return false;
+			}
+			continue;
+		}
+		n = utf8_len(r->p);
+		if (!n)
+			return false;
+		r->p += n;
+	}
+}
+
+static bool v_digits(struct vr *r)
+{
+	if (!isdigit(*r->p))
+		return false;
+	while (isdigit(*r->p))
+		r->p++;
+	return true;
+}
+
+static bool v_number(struct vr *r)
+{
+	if (*r->p == '-')
+		r->p++;
+	if (*r->p == '0')
+		r->p++;
+	else if (!v_digits(r))
+		return false;
+	if (*r->p == '.') {
+		r->p++;
+		if (!v_digits(r))
+			return false;
+	}
+	if (*r->p == 'e' || *r->p == 'E') {
+		r->p++;
+		if (*r->p == '+' || *r->p == '-')
+			r->p++;
+		if (!v_digits(r))
+			return false;
+	}
+	return true;
+}
+
+static bool v_value(struct vr *r);
+
+/* An object (@close '}') or an array (']') after its opening bracket. */
+static bool v_container(struct vr *r, char close)
+{
+	bool ok = true;
+
+	if (++r->depth > 64)
+		return false;
+	skip_ws(r);
+	if (*r->p == close) {
+		r->p++;
+		r->depth--;
+		return true;
+	}
+	for (;;) {
+		if (close == '}') {
+			ok = v_string(r);
+			skip_ws(r);
+			if (!ok || *r->p++ != ':')
+				return false;
+		}
+		if (!v_value(r))
+			return false;
+		if (*r->p == ',') {
+			r->p++;
+			skip_ws(r);
+			continue;
+		}
+		if (*r->p++ != close)
+			return false;
+		r->depth--;
+		return true;
+	}
+}
+
+/* One value with the white space around it. */
+static bool v_value(struct vr *r)
+{
+	bool ok;
+
+	skip_ws(r);
+	switch (*r->p) {
+	case '{':
+		r->p++;
+		ok = v_container(r, '}');
+		break;
+	case '[':
+		r->p++;
+		ok = v_container(r, ']');
+		break;
+	case '"':
+		ok = v_string(r);
+		break;
+	case 't':
+		ok = v_lit(r, "true");
+		break;
+	case 'f':
+		ok = v_lit(r, "false");
+		break;
+	case 'n':
+		ok = v_lit(r, "null");
+		break;
+	default:
+		ok = v_number(r);
+	}
+	skip_ws(r);
+	return ok;
+}
+
+bool pp_json_valid(const char *text)
+{
+	struct vr r = { .p = (const unsigned char *)text };
+
+	if (!text || !v_value(&r))
+		return false;
+	return *r.p == '\0';
+}
+
+int pp_json_raw(struct pp_json *j, const char *text)
+{
+	size_t len;
+
+	if (j->err)
+		return j->err;
+	if (!pp_json_valid(text))
+		return EBADMSG; /* nothing written: the writer goes on */
+	while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r')
+		text++;
+	len = strlen(text);
+	while (len && strchr(" \t\n\r", text[len - 1]))
+		len--;
+	if (before_value(j))
+		return j->err;
+	fwrite(text, 1, len, j->f);
+	after_value(j);
+	return 0;
 }

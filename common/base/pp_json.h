@@ -157,6 +157,24 @@ int pp_json_key_double(struct pp_json *j, const char *key, double v);
 int pp_json_key_bool(struct pp_json *j, const char *key, bool v);
 
 /**
+ * pp_json_valid() - is @text exactly one JSON value (RFC 8259, white space
+ * around it allowed, valid UTF-8, nested at most 64 deep)?
+ * @text: NUL-terminated
+ */
+bool pp_json_valid(const char *text);
+
+/**
+ * pp_json_raw() - a value already written as JSON text (another program's
+ * document), copied in after pp_json_valid() accepts it
+ * @j: the writer
+ * @text: NUL-terminated JSON text; the white space around it is dropped
+ * Return: 0; EBADMSG (@text is not one JSON value: nothing is written and
+ * the writer's state is unharmed, so the caller may write null instead);
+ * EINVAL (no value may come here); or an earlier error.
+ */
+int pp_json_raw(struct pp_json *j, const char *text);
+
+/**
  * pp_json_finish() - end the document with a newline and flush the stream
  * @j: the writer
  *

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "pp_mesh_sched.h"
 #include "pp_opts.h"
 
 #define TOOL_BIT(t) (1u << (t))
@@ -377,6 +378,59 @@ static const struct opt_def opt_table[] = {
 		.help = "client: a short RC run with -c for every GID pair of the same type and family of the two ports and every MTU up to the lower active MTU, then one table (the server must be persistent)",
 	},
 	{
+		.id = PP_OPT_MESH,
+		.name = "mesh",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "run every pair of N ranks started by a launcher (Slurm, mpirun, a Kubernetes Indexed Job, pdsh) and print the matrix (docs/mesh.md)",
+	},
+	{
+		.id = PP_OPT_MESH_SIZE,
+		.name = "mesh-size",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 2,
+		.max = PP_MESH_MAX_RANKS,
+		.help = "--mesh: the number of ranks, where the launcher does not say it",
+		.unset = "from the launcher",
+	},
+	{
+		.id = PP_OPT_MESH_ROOT,
+		.name = "mesh-root",
+		.arg = "HOST",
+		.kind = OPT_STR,
+		.tools = TOOLS_ALL,
+		.help = "--mesh: the host of rank 0, where the ranks meet on -p",
+		.unset =
+			"$PP_MESH_ROOT, else the first host of Slurm's node list",
+	},
+	{
+		.id = PP_OPT_MESH_SERIAL,
+		.name = "mesh-serial",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "--mesh: run one pair at a time (each pair's figure on an idle fabric)",
+	},
+	{
+		.id = PP_OPT_MESH_JOIN,
+		.name = "mesh-join",
+		.arg = "SEC",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = 3600,
+		.help = "--mesh: how long rank 0 waits for the ranks to join; it goes on without the missing ones",
+	},
+	{
+		.id = PP_OPT_MESH_SVG,
+		.name = "mesh-svg",
+		.arg = "FILE",
+		.kind = OPT_STR,
+		.tools = TOOLS_ALL,
+		.help = "--mesh: rank 0 writes the matrix as an SVG heatmap to FILE",
+	},
+	{
 		.id = PP_OPT_VERSION,
 		.name = "version",
 		.letter = 'V',
@@ -444,6 +498,7 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog)
 	o->ib_port = 1;
 	o->gid_index = -1;
 	o->timeout_ms = 5 * 1000;
+	o->mesh_join_s = 30;
 #define DEFAULT_NUM(name, opt, type, off, valid, zero, wname, label, unit, \
 		    json, jnull, dflt, names)                              \
 	o->name = (type)(dflt);
@@ -479,6 +534,12 @@ static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 	case PP_OPT_INTERVAL:
 		*v = o->interval_s;
 		return o->interval_s != 0;
+	case PP_OPT_MESH_SIZE:
+		*v = o->mesh_size;
+		return o->mesh_size != 0;
+	case PP_OPT_MESH_JOIN:
+		*v = o->mesh_join_s;
+		return true;
 	default:
 		return false;
 	}
@@ -508,6 +569,12 @@ static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 		break;
 	case PP_OPT_INTERVAL:
 		o->interval_s = (uint32_t)v;
+		break;
+	case PP_OPT_MESH_SIZE:
+		o->mesh_size = (uint32_t)v;
+		break;
+	case PP_OPT_MESH_JOIN:
+		o->mesh_join_s = (uint32_t)v;
 		break;
 	default:
 		break;
@@ -550,6 +617,12 @@ static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 	case PP_OPT_PROBE:
 		o->probe = true;
 		break;
+	case PP_OPT_MESH:
+		o->mesh = true;
+		break;
+	case PP_OPT_MESH_SERIAL:
+		o->mesh_serial = true;
+		break;
 	case PP_OPT_HELP:
 		o->help = true;
 		break;
@@ -577,9 +650,11 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 				opt_label(d, label, sizeof(label)),
 				d->id == PP_OPT_BIND ? "address" :
 				d->id == PP_OPT_XRC_DOMAIN ||
-						d->id == PP_OPT_SAMPLES ?
+						d->id == PP_OPT_SAMPLES ||
+						d->id == PP_OPT_MESH_SVG ?
 						       "file name" :
-						       "name");
+				d->id == PP_OPT_MESH_ROOT ? "host" :
+							    "name");
 			return EINVAL;
 		}
 		if (d->id == PP_OPT_BIND)
@@ -588,6 +663,10 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 			o->xrcd_path = arg;
 		else if (d->id == PP_OPT_SAMPLES)
 			o->samples_path = arg;
+		else if (d->id == PP_OPT_MESH_ROOT)
+			o->mesh_root = arg;
+		else if (d->id == PP_OPT_MESH_SVG)
+			o->mesh_svg = arg;
 		else
 			o->ib_devname = arg;
 		break;
@@ -771,6 +850,61 @@ static const struct opt_def *opt_def_of(enum pp_opt_id id)
 	return d;
 }
 
+/* Options a mesh cannot take: each pair is one plain run. */
+static const enum pp_opt_id not_mesh[] = {
+	PP_OPT_PERSISTENT, PP_OPT_PROBE,     PP_OPT_RDMA_CORE, PP_OPT_SAMPLES,
+	PP_OPT_INTERVAL,   PP_OPT_SHOW_GIDS, PP_OPT_BIND,
+};
+
+/* The --mesh-* options that need --mesh. */
+static const enum pp_opt_id mesh_only[] = {
+	PP_OPT_MESH_SIZE, PP_OPT_MESH_ROOT, PP_OPT_MESH_SERIAL,
+	PP_OPT_MESH_JOIN, PP_OPT_MESH_SVG,
+};
+
+static int opt_check_mesh(const struct pp_opts *o, struct pp_err *err)
+{
+	char label[32];
+	size_t i;
+
+	for (i = 0; !o->mesh && i < sizeof(mesh_only) / sizeof(mesh_only[0]);
+	     i++) {
+		if (!(o->set & PP_OPT_BIT(mesh_only[i])))
+			continue;
+		pp_err_set(err, "%s needs --mesh (add --mesh, or drop it)",
+			   opt_label(opt_def_of(mesh_only[i]), label,
+				     sizeof(label)));
+		return EINVAL;
+	}
+	if (!o->mesh)
+		return 0;
+	if (o->host) {
+		pp_err_set(
+			err,
+			"--mesh takes no host '%s': the ranks meet at rank 0's host (--mesh-root HOST, or PP_MESH_ROOT; Slurm says it)",
+			o->host);
+		return EINVAL;
+	}
+	for (i = 0; i < sizeof(not_mesh) / sizeof(not_mesh[0]); i++) {
+		if (!(o->set & PP_OPT_BIT(not_mesh[i])))
+			continue;
+		pp_err_set(
+			err,
+			"%s is not available with --mesh: each pair of the mesh is one plain run (drop one of the two)",
+			opt_label(opt_def_of(not_mesh[i]), label,
+				  sizeof(label)));
+		return EINVAL;
+	}
+	if (o->port + PP_MESH_MAX_RANKS > TCP_PORT_MAX) {
+		pp_err_set(
+			err,
+			"-p/--port %u is too high for --mesh: the pairs listen on the ports above it (-p + 1 + rank); give -p at most %u",
+			o->port, TCP_PORT_MAX - PP_MESH_MAX_RANKS);
+		return ERANGE;
+	}
+	return 0;
+}
+
 static int opt_check_probe(const struct pp_opts *o, struct pp_err *err)
 {
 	char label[32];
@@ -801,6 +935,7 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 {
 	char label[32], why[256];
 	size_t i;
+	int ret;
 
 	if ((o->set & PP_OPT_BIT(PP_OPT_ITERS)) &&
 	    (o->set & PP_OPT_BIT(PP_OPT_DURATION))) {
@@ -842,6 +977,9 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 	}
 	if (opt_check_probe(o, err))
 		return EINVAL;
+	ret = opt_check_mesh(o, err);
+	if (ret)
+		return ret;
 	if (o->tool == PP_TOOL_SRQ && o->rx_depth < o->num_qps) {
 		pp_err_set(err,
 			   "-r/--rx-depth %" PRIu32

@@ -21,43 +21,49 @@
 
 /* Option identifiers; bit PP_OPT_BIT(id) of struct pp_opts.set is "given". */
 enum pp_opt_id {
-	PP_OPT_PORT,	   /* -p, --port */
-	PP_OPT_IB_DEV,	   /* -d, --ib-dev */
-	PP_OPT_IB_PORT,	   /* -i, --ib-port */
-	PP_OPT_SIZE,	   /* -s, --size */
-	PP_OPT_MTU,	   /* -m, --mtu */
-	PP_OPT_RX_DEPTH,   /* -r, --rx-depth */
-	PP_OPT_ITERS,	   /* -n, --iters */
-	PP_OPT_SL,	   /* -l, --sl */
-	PP_OPT_EVENTS,	   /* -e, --events */
-	PP_OPT_GID_IDX,	   /* -g, --gid-idx */
-	PP_OPT_CHECK,	   /* -c, --chk */
-	PP_OPT_NUM_QPS,	   /* -q, --num-qp (srq, xrc) */
-	PP_OPT_UC,	   /* --uc (rc_pingpong only) */
-	PP_OPT_BIND,	   /* -b, --bind */
-	PP_OPT_TIMEOUT,	   /* -T, --timeout */
-	PP_OPT_HELP,	   /* -h, --help */
-	PP_OPT_XRC_DOMAIN, /* --xrc-domain (xrc_pingpong only) */
-	PP_OPT_SHOW_GIDS,  /* --show-gids */
-	PP_OPT_TRACE,	   /* --trace */
-	PP_OPT_RDMA_CORE,  /* --rdma-core: the stock tools' wire format */
-	PP_OPT_PERSISTENT, /* --persistent: a server that keeps serving */
-	PP_OPT_WARMUP,	   /* --warmup */
-	PP_OPT_SWEEP,	   /* -a, --all: every size up to -s */
-	PP_OPT_DURATION,   /* -D, --duration */
-	PP_OPT_JSON,	   /* --json */
-	PP_OPT_HISTOGRAM,  /* --histogram */
-	PP_OPT_SAMPLES,	   /* --samples FILE */
-	PP_OPT_NO_INLINE,  /* --no-inline */
-	PP_OPT_HOP_LIMIT,  /* --hop-limit */
-	PP_OPT_TCLASS,	   /* --tclass */
-	PP_OPT_FLOW_LABEL, /* --flow-label */
-	PP_OPT_PKEY_INDEX, /* --pkey-index */
-	PP_OPT_VERSION,	   /* -V, --version */
-	PP_OPT_OP,	   /* --op: send, write, read, atomics (pp_op.h) */
-	PP_OPT_COUNTERS,   /* --counters: the port's counters, both sides */
-	PP_OPT_PROBE,	   /* --probe (rc_pingpong client) */
-	PP_OPT_INTERVAL,   /* --interval SEC */
+	PP_OPT_PORT,	    /* -p, --port */
+	PP_OPT_IB_DEV,	    /* -d, --ib-dev */
+	PP_OPT_IB_PORT,	    /* -i, --ib-port */
+	PP_OPT_SIZE,	    /* -s, --size */
+	PP_OPT_MTU,	    /* -m, --mtu */
+	PP_OPT_RX_DEPTH,    /* -r, --rx-depth */
+	PP_OPT_ITERS,	    /* -n, --iters */
+	PP_OPT_SL,	    /* -l, --sl */
+	PP_OPT_EVENTS,	    /* -e, --events */
+	PP_OPT_GID_IDX,	    /* -g, --gid-idx */
+	PP_OPT_CHECK,	    /* -c, --chk */
+	PP_OPT_NUM_QPS,	    /* -q, --num-qp (srq, xrc) */
+	PP_OPT_UC,	    /* --uc (rc_pingpong only) */
+	PP_OPT_BIND,	    /* -b, --bind */
+	PP_OPT_TIMEOUT,	    /* -T, --timeout */
+	PP_OPT_HELP,	    /* -h, --help */
+	PP_OPT_XRC_DOMAIN,  /* --xrc-domain (xrc_pingpong only) */
+	PP_OPT_SHOW_GIDS,   /* --show-gids */
+	PP_OPT_TRACE,	    /* --trace */
+	PP_OPT_RDMA_CORE,   /* --rdma-core: the stock tools' wire format */
+	PP_OPT_PERSISTENT,  /* --persistent: a server that keeps serving */
+	PP_OPT_WARMUP,	    /* --warmup */
+	PP_OPT_SWEEP,	    /* -a, --all: every size up to -s */
+	PP_OPT_DURATION,    /* -D, --duration */
+	PP_OPT_JSON,	    /* --json */
+	PP_OPT_HISTOGRAM,   /* --histogram */
+	PP_OPT_SAMPLES,	    /* --samples FILE */
+	PP_OPT_NO_INLINE,   /* --no-inline */
+	PP_OPT_HOP_LIMIT,   /* --hop-limit */
+	PP_OPT_TCLASS,	    /* --tclass */
+	PP_OPT_FLOW_LABEL,  /* --flow-label */
+	PP_OPT_PKEY_INDEX,  /* --pkey-index */
+	PP_OPT_VERSION,	    /* -V, --version */
+	PP_OPT_OP,	    /* --op: send, write, read, atomics (pp_op.h) */
+	PP_OPT_COUNTERS,    /* --counters: the port's counters, both sides */
+	PP_OPT_PROBE,	    /* --probe (rc_pingpong client) */
+	PP_OPT_INTERVAL,    /* --interval SEC */
+	PP_OPT_MESH,	    /* --mesh: every pair of N ranks (docs/mesh.md) */
+	PP_OPT_MESH_SIZE,   /* --mesh-size N */
+	PP_OPT_MESH_ROOT,   /* --mesh-root HOST */
+	PP_OPT_MESH_SERIAL, /* --mesh-serial: one pair at a time */
+	PP_OPT_MESH_JOIN,   /* --mesh-join SEC */
+	PP_OPT_MESH_SVG,    /* --mesh-svg FILE */
 	PP_OPT_COUNT
 };
 
@@ -87,6 +93,12 @@ struct pp_opts {
 	bool probe;	     /* --probe: try every GID pair and MTU */
 	const char *samples_path; /* --samples: raw samples to this file */
 	uint32_t interval_s;	  /* --interval: figures every SEC; 0: none */
+	bool mesh;		  /* --mesh: every pair of N ranks */
+	bool mesh_serial;	  /* --mesh-serial: one pair at a time */
+	uint32_t mesh_size;	  /* --mesh-size; 0: from the launcher */
+	const char *mesh_root;	  /* --mesh-root; NULL: PP_MESH_ROOT, Slurm */
+	uint32_t mesh_join_s;	  /* --mesh-join: rank 0 waits this long */
+	const char *mesh_svg;	  /* --mesh-svg: the heatmap to this file */
 				  /*
 	 * The negotiated parameters (pp_params.h): op (--op, enum pp_op),
 	 * size (-s, bytes), iters

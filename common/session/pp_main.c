@@ -12,6 +12,7 @@
 #include "pp_doc.h"
 #include "pp_json.h"
 #include "pp_main.h"
+#include "pp_mesh.h"
 #include "pp_probe_run.h"
 #include "pp_serve.h"
 #include "pp_session.h"
@@ -161,6 +162,8 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 	}
 	if (o.probe)
 		return pp_probe_main(&o);
+	if (o.mesh)
+		return pp_mesh_main(&o);
 	if (o.rdma_core) {
 		ret = pp_interop_check_opts(&o, &s.err);
 		if (ret) {

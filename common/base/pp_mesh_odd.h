@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pp_mesh_odd.h - the odd one out of a mesh: which ranks make every pair
+ * they are in slower than the rest.
+ *
+ * The model: a pair's round trip is a base shared by all pairs plus what
+ * each of its two hosts adds (its NIC, its link, a delay on its port):
+ * rtt(i,j) = c + d(i) + d(j).  For a rank i and two others j, k,
+ * (rtt(i,j) + rtt(i,k) - rtt(j,k)) / 2 = c/2 + d(i), whatever j and k add.
+ * A rank's estimate e(i) is the median of that over pairs of others (at most
+ * PP_MESH_ODD_PEERS of them, evenly spread, so the work stays O(N)); the
+ * baseline B is the lower median of the e(i) (of an even count, the
+ * smaller middle one), and what rank i adds is e(i) - B.  So the rule holds
+ * while at most half of the ranks are slow.  Rank i is slow when it adds at
+ * least
+ * max(PP_MESH_ODD_MIN_US, B): at least as much again as the half of a
+ * typical pair's round trip that is its own share.  Unlike "its row is
+ * slower than the matrix median", this holds when several hosts are slow
+ * (each slow pair is explained by its two ends), and a slow host's
+ * neighbours are not blamed for the pair they share with it.  Failed pairs
+ * (NaN) are left out; a rank without a usable triangle is not judged.
+ * Fewer than 3 ranks: nothing can be told apart, no rank is judged.
+ */
+#ifndef PP_MESH_ODD_H
+#define PP_MESH_ODD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PP_MESH_ODD_PEERS 32   /* others a rank's estimate looks at, at most */
+#define PP_MESH_ODD_MIN_US 5.0 /* less than this added is never "slow" */
+
+struct pp_mesh_odd {
+	double matrix_median_us; /* median of the pairs that passed; NaN: none */
+	double baseline_us;	 /* B: a typical rank's share c/2; NaN: none */
+	uint32_t nslow;		 /* ranks found slow */
+};
+
+/**
+ * pp_mesh_odd_judge() - find the slow ranks of a mesh
+ * @n: ranks
+ * @pair_us: the median round trip of each pair in usec, by
+ *           pp_mesh_pair_index(); NaN for a pair that failed or did not run
+ * @added_us: out, @n entries: what each rank adds, e(i) - B; NaN when not
+ *            judged
+ * @slow: out, @n entries: the rule of this header says slow
+ * @res: the matrix median, the baseline and the count of slow ranks
+ *
+ * Return: 0, or ENOMEM.
+ */
+int pp_mesh_odd_judge(uint32_t n, const double *pair_us, double *added_us,
+		      bool *slow, struct pp_mesh_odd *res);
+
+/**
+ * pp_mesh_median() - the median of the finite values of @v (NaN skipped)
+ * @v: values, reordered by this call
+ * @n: entries
+ *
+ * Return: the median (the mean of the two middle ones for an even count),
+ * or NaN when no value is finite.
+ */
+double pp_mesh_median(double *v, uint32_t n);
+
+#endif /* PP_MESH_ODD_H */

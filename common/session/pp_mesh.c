@@ -1,0 +1,1210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pp_mesh.c - --mesh: the ranks meet at rank 0, which runs every pair in
+ * rounds and prints the matrix (pp_mesh.h, docs/mesh.md).
+ *
+ * Processes.  Rank 0's process forks: the parent is the coordinator (it
+ * listens on -p, never opens the device) and the child is rank 0's worker,
+ * a rank like the others.  A worker forks once to read its host's facts
+ * (device, port, MTU, GID) and once per pair, and the child runs the pair's
+ * session: a plain server (listening on -p + 1 + its rank) or client, the
+ * steps of pp_session.h with the options of a pair run.  Nothing that
+ * touches the device lives longer than one child, so a fork never copies a
+ * verbs context, and a pair that hangs is killed at its bound.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <infiniband/verbs.h>
+
+#include "pp_doc.h"
+#include "pp_gid.h"
+#include "pp_mesh.h"
+#include "pp_mesh_report.h"
+#include "pp_mesh_sched.h"
+#include "pp_op.h"
+#include "pp_probe.h"
+#include "pp_run_rec.h"
+#include "pp_session.h"
+#include "pp_signal.h"
+#include "pp_sock.h"
+#include "pp_stats.h"
+#include "pp_time.h"
+#include "pp_version.h"
+
+#define SLACK_MS 5000	 /* messages' transit and a child's exit, at most */
+#define PIPE_MS 2000	 /* a child's facts, after it opened the device */
+#define SWEEP_ALLOW_MS 1 /* an iteration's allowance in the pair's bound */
+
+/* How the options of this rank make a pair's session. */
+struct rank_ctx {
+	struct pp_opts *o;
+	struct pp_mesh_env env;
+	int ctl;	   /* the connection to rank 0 */
+	uint32_t rank;	   /* from WELCOME */
+	uint32_t round_ms; /* from WELCOME: the longest wait for rank 0 */
+};
+
+static const char *env_get(const char *name, void *arg)
+{
+	(void)arg;
+	return getenv(name);
+}
+
+/* One record to @fd, whole, by @deadline. */
+static int send_msg(int fd, const struct pp_mesh_msg *m, int64_t deadline)
+{
+	size_t room = PP_MESH_WIRE_HDR + 8192, len;
+	uint8_t *buf;
+	int ret;
+
+	if (m->type == PP_MESH_RESULT)
+		room += m->u.result.doc_len;
+	buf = malloc(room);
+	if (!buf)
+		return ENOMEM;
+	ret = pp_mesh_wire_encode(m, buf, room, &len);
+	if (!ret)
+		ret = pp_sock_write_all(fd, buf, len, deadline);
+	free(buf);
+	return ret;
+}
+
+/*
+ * One record from @fd by @deadline; @body holds the bytes a RESULT's doc
+ * points into (the caller frees it).  Return 0, ECONNRESET (EOF), ETIMEDOUT,
+ * ECANCELED, EPROTO or ENOMEM.
+ */
+static int recv_msg(int fd, struct pp_mesh_msg *m, uint8_t **body,
+		    int64_t deadline)
+{
+	uint8_t hdr[PP_MESH_WIRE_HDR];
+	uint16_t type;
+	uint32_t len;
+	int ret;
+
+	*body = NULL;
+	ret = pp_sock_read_all(fd, hdr, sizeof(hdr), deadline);
+	if (ret)
+		return ret;
+	ret = pp_mesh_wire_header(hdr, &type, &len);
+	if (ret)
+		return ret;
+	*body = malloc(len + 1);
+	if (!*body)
+		return ENOMEM;
+	ret = pp_sock_read_all(fd, *body, len, deadline);
+	if (!ret)
+		ret = pp_mesh_wire_decode(type, *body, len, m);
+	return ret;
+}
+
+/* Read @fd to its end (at most @max bytes) by @deadline. */
+static int read_pipe(int fd, uint8_t *buf, size_t max, size_t *got,
+		     int64_t deadline, int watch)
+{
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+			       { .fd = watch, .events = POLLIN } };
+	ssize_t n;
+	char c;
+
+	*got = 0;
+	for (;;) {
+		int64_t left = deadline - pp_now_ns();
+		int nfds = watch >= 0 ? 2 : 1;
+
+		if (pp_signal_caught())
+			return ECANCELED;
+		if (left <= 0)
+			return ETIMEDOUT;
+		n = poll(p, (nfds_t)nfds, (int)(left / 1000000) + 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (nfds == 2 && p[1].revents) {
+			/* rank 0 talks during a pair only when it is gone */
+			n = recv(watch, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+			if (n == 0 || (n < 0 && errno != EAGAIN))
+				return ECONNRESET;
+			p[1].fd = -1;
+		}
+		if (!p[0].revents)
+			continue;
+		n = read(fd, buf + *got, max - *got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return 0;
+		*got += (size_t)n;
+		if (*got == max)
+			return EMSGSIZE;
+	}
+}
+
+/* The child is done or stopped: reap it, killed if it still runs. */
+static void reap(pid_t pid, bool kill_it)
+{
+	int status;
+
+	if (kill_it)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* The GID a session to or from @fd's far end would choose, and why. */
+static void facts_gid(struct pp_session *s, int fd, struct pp_mesh_join *j)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char why[PP_MESH_WHY_MAX] = "";
+	int idx = s->gid_index;
+
+	if (idx < 0 &&
+	    pp_gid_choose(s->gids, s->ngids, s->caps.link_layer,
+			  getsockname(fd, (struct sockaddr *)&ss, &len) ?
+				  NULL :
+				  (struct sockaddr *)&ss,
+			  &idx, why, sizeof(why)))
+		idx = -1;
+	snprintf(j->gid_reason, sizeof(j->gid_reason), "%s",
+		 s->gid_index >= 0 ? s->gid_reason : why);
+	j->gid_index = (int16_t)idx;
+	if (idx < 0 || idx >= s->ngids)
+		return;
+	j->gid_type = s->gids[idx].type;
+	j->gid_family = (uint8_t)pp_gid_family(s->gids[idx].raw);
+	pp_gid_format(s->gids[idx].raw, j->gid, sizeof(j->gid));
+}
+
+/* The child: open the device and port and write this host's facts. */
+static void facts_child(struct rank_ctx *c, int out)
+{
+	struct pp_mesh_join j = { 0 };
+	struct pp_version v;
+	struct pp_session s;
+
+	j.gid_index = -1;
+	j.tool = (uint8_t)c->o->tool;
+	j.transport = (uint8_t)c->o->transport;
+	if (gethostname(j.host, sizeof(j.host) - 1))
+		snprintf(j.host, sizeof(j.host), "?");
+	pp_version_get(&v);
+	snprintf(j.version, sizeof(j.version), "%s (%s)", v.project, v.git);
+	if (pp_session_open(&s, c->o, &pp_exchange_ours)) {
+		snprintf(j.error, sizeof(j.error), "%s", s.err.msg);
+	} else {
+		snprintf(j.dev, sizeof(j.dev), "%s", s.caps.devname);
+		j.ib_port = s.caps.ib_port;
+		j.link_layer = s.caps.link_layer;
+		j.active_mtu = s.caps.active_mtu;
+		facts_gid(&s, c->ctl, &j);
+	}
+	pp_session_close(&s);
+	if (write(out, &j, sizeof(j)) != (ssize_t)sizeof(j))
+		_exit(1);
+	_exit(0);
+}
+
+/* This host's facts, read by a child. */
+static int read_facts(struct rank_ctx *c, struct pp_mesh_join *j,
+		      struct pp_err *err)
+{
+	int fds[2], ret;
+	size_t got;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	if (pipe(fds)) {
+		ret = errno;
+		pp_err_set(err, "--mesh: pipe: %s", strerror(ret));
+		return ret;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		facts_child(c, fds[1]);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		ret = errno;
+		close(fds[0]);
+		pp_err_set(err, "--mesh: fork: %s", strerror(ret));
+		return ret;
+	}
+	ret = read_pipe(fds[0], (uint8_t *)j, sizeof(*j) + 1, &got,
+			pp_deadline((int)c->o->timeout_ms + PIPE_MS), -1);
+	reap(pid, ret != 0);
+	close(fds[0]);
+	if (!ret && got != sizeof(*j))
+		ret = EIO;
+	if (ret)
+		pp_err_set(
+			err,
+			"--mesh: reading this host's device facts failed: %s",
+			strerror(ret));
+	j->host[sizeof(j->host) - 1] = '\0';
+	return ret;
+}
+
+static uint8_t code_of_step(enum pp_probe_step st)
+{
+	switch (st) {
+	case PP_PROBE_OK:
+		return PP_MESH_OK;
+	case PP_PROBE_HANDSHAKE:
+		return PP_MESH_CONNECT;
+	case PP_PROBE_RTR:
+		return PP_MESH_RTR;
+	case PP_PROBE_RTS:
+		return PP_MESH_RTS;
+	case PP_PROBE_FIRST:
+		return PP_MESH_FIRST;
+	case PP_PROBE_RUN:
+		return PP_MESH_RUN_FAIL;
+	case PP_PROBE_DATA:
+		return PP_MESH_DATA;
+	case PP_PROBE_DEADLINE:
+		return PP_MESH_TIMEOUT;
+	}
+	return PP_MESH_CONNECT;
+}
+
+/* A child's record into its pipe, whole (the parent reads to the end). */
+static int write_record(int fd, const struct pp_mesh_msg *m)
+{
+	size_t room = PP_MESH_WIRE_HDR + 8192 + m->u.result.doc_len, len, off;
+	uint8_t *buf = malloc(room);
+	ssize_t n;
+	int ret;
+
+	if (!buf)
+		return ENOMEM;
+	ret = pp_mesh_wire_encode(m, buf, room, &len);
+	for (off = 0; !ret && off < len;) {
+		n = write(fd, buf + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			ret = n < 0 ? errno : EIO;
+		else
+			off += (size_t)n;
+	}
+	free(buf);
+	return ret;
+}
+
+/* The pair's document, as pp_main.c's --json would write it. */
+static char *pair_doc(const struct pp_session *s, int ret, const char *line,
+		      uint32_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f)
+		return NULL;
+	pp_doc_write(s, f, pp_exit_status(ret), ret ? line : NULL);
+	if (fclose(f) || n > PP_MESH_DOC_MAX) {
+		free(buf);
+		return NULL;
+	}
+	*len = (uint32_t)n;
+	return buf;
+}
+
+/* The child of a pair: its session, and the RESULT record to @out. */
+static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
+		       int out)
+{
+	struct pp_opts ro = *c->o;
+	struct pp_mesh_msg m = { .type = PP_MESH_RESULT };
+	struct pp_mesh_result *r = &m.u.result;
+	struct pp_session s;
+	struct pp_stats st;
+	uint64_t completed = 0;
+	int phase = -1, ret;
+	char *doc;
+
+	ro.mesh = false;
+	ro.json = false;
+	ro.host = run->role ? run->peer_host : NULL;
+	ro.port = run->port;
+	r->round = run->round;
+	r->peer = run->peer;
+	r->median_ns = UINT64_MAX;
+	ret = pp_session_open(&s, &ro, &pp_exchange_ours);
+	if (!ret) {
+		phase = 0;
+		if (!run->role) {
+			/* serve: one client, from the peer, within -T x 2 */
+			ret = pp_session_listen(&s);
+			if (!ret)
+				ret = pp_sock_accept(
+					s.lfd,
+					pp_deadline(2 * (int)ro.timeout_ms),
+					&s.conn.fd, s.peer_addr,
+					sizeof(s.peer_addr));
+			if (ret && !s.err.msg[0])
+				pp_err_set(
+					&s.err,
+					"no connection from rank %u (%s) on TCP port %u within %u s: %s",
+					run->peer, run->peer_host, run->port,
+					2 * ro.timeout_ms / 1000,
+					strerror(ret));
+		}
+	}
+	if (!ret)
+		ret = pp_session_connect(&s);
+	if (!ret) {
+		phase = 1;
+		ret = pp_session_setup(&s);
+	}
+	if (!ret) {
+		phase = 2;
+		ret = pp_session_run(&s);
+	}
+	if (s.nresults)
+		completed = s.results[0].completed;
+	r->completed = completed;
+	r->ret = (uint32_t)ret;
+	r->remote = s.err.remote;
+	r->step = phase < 0 ?
+			  PP_MESH_DEVICE :
+			  code_of_step(pp_probe_step_of(phase, ret, s.err.msg,
+							completed));
+	if (ret)
+		snprintf(r->reason, sizeof(r->reason), "%s%s%.480s",
+			 s.err.remote ? pp_peer_name(&s.conn) : "",
+			 s.err.remote ? ": " : "", s.err.msg);
+	if (!ret && run->role && s.nresults &&
+	    !pp_run_stats(&s.results[0], &st))
+		r->median_ns = (uint64_t)llround(st.median * 1000);
+	if (s.agreed.tool)
+		r->path_mtu = s.agreed.mtu;
+	r->gid_index = (int16_t)s.gid_index;
+	if (s.gid_index >= 0) {
+		r->gid_type = s.gid_type;
+		r->gid_family = (uint8_t)pp_gid_family(s.gid);
+		pp_gid_format(s.gid, r->gid, sizeof(r->gid));
+		snprintf(r->gid_reason, sizeof(r->gid_reason), "%s",
+			 s.gid_reason);
+	}
+	doc = pair_doc(&s, ret, r->reason, &r->doc_len);
+	r->doc = doc;
+	if (!doc)
+		r->doc_len = 0;
+	pp_session_close(&s);
+	ret = write_record(out, &m);
+	free(doc);
+	_exit(ret ? 1 : 0);
+}
+
+/*
+ * Run one pair in a child, for at most its bound; the RESULT goes to rank
+ * 0.  Return 0, or ECONNRESET when rank 0 went away meanwhile (the child
+ * is killed), or the errno of sending the RESULT.
+ */
+static int run_pair(struct rank_ctx *c, const struct pp_mesh_run *run)
+{
+	struct pp_mesh_msg m = { .type = PP_MESH_RESULT }, got;
+	size_t max = PP_MESH_WIRE_HDR + PP_MESH_WIRE_MAX, n = 0;
+	uint16_t type;
+	uint32_t len;
+	uint8_t *buf;
+	int fds[2], ret;
+	pid_t pid = -1;
+
+	m.u.result.round = run->round;
+	m.u.result.peer = run->peer;
+	m.u.result.median_ns = UINT64_MAX;
+	m.u.result.gid_index = -1;
+	buf = malloc(max);
+	if (!buf)
+		return ENOMEM;
+	fflush(stdout);
+	fflush(stderr);
+	ret = pipe(fds) ? errno : 0;
+	if (!ret) {
+		pid = fork();
+		if (pid == 0) {
+			close(fds[0]);
+			close(c->ctl);
+			pair_child(c, run, fds[1]);
+		}
+		close(fds[1]);
+		if (pid < 0) {
+			ret = errno;
+			close(fds[0]);
+		}
+	}
+	if (ret) {
+		m.u.result.step = PP_MESH_CONNECT;
+		snprintf(m.u.result.reason, sizeof(m.u.result.reason),
+			 "could not start the pair's process: %s",
+			 strerror(ret));
+		goto send;
+	}
+	ret = read_pipe(fds[0], buf, max, &n, pp_deadline((int)run->pair_ms),
+			c->ctl);
+	reap(pid, ret != 0);
+	close(fds[0]);
+	if (ret == ECONNRESET || ret == ECANCELED) {
+		free(buf);
+		return ret;
+	}
+	if (!ret && n >= PP_MESH_WIRE_HDR &&
+	    !pp_mesh_wire_header(buf, &type, &len) &&
+	    n == PP_MESH_WIRE_HDR + len && type == PP_MESH_RESULT &&
+	    !pp_mesh_wire_decode(type, buf + PP_MESH_WIRE_HDR, len, &got)) {
+		/* the child's own record, as it wrote it */
+		ret = pp_sock_write_all(c->ctl, buf, n, pp_deadline(SLACK_MS));
+		free(buf);
+		return ret;
+	}
+	m.u.result.step = PP_MESH_TIMEOUT;
+	if (ret == ETIMEDOUT)
+		snprintf(
+			m.u.result.reason, sizeof(m.u.result.reason),
+			"the pair had not ended after %u ms (its bound): stopped",
+			run->pair_ms);
+	else
+		snprintf(m.u.result.reason, sizeof(m.u.result.reason),
+			 "the pair's process ended without a result (%s)",
+			 ret ? strerror(ret) : "no record");
+send:
+	free(buf);
+	return send_msg(c->ctl, &m, pp_deadline(SLACK_MS));
+}
+
+/* A worker: join, then run what rank 0 says until END. */
+static int worker(struct rank_ctx *c, const char *connect_to)
+{
+	struct pp_opts *o = c->o;
+	struct pp_mesh_msg m = { .type = PP_MESH_JOIN };
+	struct pp_err err = { .msg = "" };
+	int64_t deadline;
+	uint8_t *body = NULL;
+	int ret;
+
+	ret = pp_sock_connect(connect_to, o->port,
+			      pp_deadline((int)o->mesh_join_s * 1000), &c->ctl,
+			      &err);
+	if (ret) {
+		fprintf(stderr, "%s: --mesh: cannot reach rank 0: %s\n",
+			o->prog, err.msg);
+		return PP_EXIT_FAIL;
+	}
+	ret = read_facts(c, &m.u.join, &err);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", o->prog, err.msg);
+		return PP_EXIT_FAIL;
+	}
+	m.u.join.want_rank = c->env.rank;
+	m.u.join.size = c->env.size;
+	ret = send_msg(c->ctl, &m, pp_deadline((int)o->timeout_ms));
+	/* rank 0 answers when the joining is over */
+	deadline = pp_deadline((int)o->mesh_join_s * 1000 + SLACK_MS);
+	if (!ret)
+		ret = recv_msg(c->ctl, &m, &body, deadline);
+	free(body);
+	if (!ret && m.type == PP_MESH_REFUSE) {
+		fprintf(stderr, "%s: --mesh: rank 0 refused this rank: %s\n",
+			o->prog, m.u.text);
+		return PP_EXIT_FAIL;
+	}
+	if (!ret && m.type != PP_MESH_WELCOME)
+		ret = EPROTO;
+	if (ret) {
+		fprintf(stderr,
+			"%s: --mesh: rank 0 at %s:%u did not take this rank in: %s\n",
+			o->prog, connect_to, o->port, strerror(ret));
+		return pp_exit_status(ret);
+	}
+	c->rank = m.u.welcome.rank;
+	c->round_ms = m.u.welcome.round_ms;
+	for (;;) {
+		ret = recv_msg(c->ctl, &m, &body,
+			       pp_deadline((int)c->round_ms + SLACK_MS));
+		free(body);
+		body = NULL;
+		if (ret)
+			break;
+		if (m.type == PP_MESH_END) {
+			close(c->ctl);
+			return (int)m.u.end.status;
+		}
+		if (m.type == PP_MESH_RUN) {
+			ret = run_pair(c, &m.u.run);
+			if (ret)
+				break;
+		} else if (m.type != PP_MESH_IDLE) {
+			ret = EPROTO;
+			break;
+		}
+	}
+	close(c->ctl);
+	if (ret == ECANCELED) {
+		fprintf(stderr, "%s: --mesh: rank %u interrupted by %s\n",
+			o->prog, c->rank, pp_signal_name(pp_signal_caught()));
+		return PP_EXIT_INTR;
+	}
+	fprintf(stderr,
+		"%s: --mesh: rank %u: rank 0 (%s:%u) is gone (%s): stopping\n",
+		o->prog, c->rank, connect_to, o->port,
+		ret == ETIMEDOUT ? "no word within a round's bound" :
+		ret == EPROTO	 ? "a record that is not ours" :
+				   strerror(ret));
+	return PP_EXIT_FAIL;
+}
+
+/* The coordinator's state. */
+struct coord {
+	struct pp_opts *o;
+	struct pp_mesh_env *env;
+	struct pp_mesh_view v;
+	int lfd;
+	int *fd; /* per rank; -1: none */
+	struct pp_mesh_pair *pairs;
+	bool interrupted;
+};
+
+/* "10.0.0.2" from a connection, loopback as rank 0's host. */
+static void peer_host(int fd, const char *root, char *out, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN];
+	const char *h = host;
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) ||
+	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), NULL, 0,
+			NI_NUMERICHOST)) {
+		snprintf(out, len, "%s", root);
+		return;
+	}
+	if (!strncmp(h, "::ffff:", 7) && strchr(h + 7, '.'))
+		h += 7;
+	if (!strncmp(h, "127.", 4) || !strcmp(h, "::1"))
+		h = root; /* rank 0's own host, as the others name it */
+	snprintf(out, len, "%s", h);
+}
+
+/* Say why, and close. */
+static void refuse(int fd, struct pp_mesh_msg *m)
+{
+	m->type = PP_MESH_REFUSE;
+	send_msg(fd, m, pp_deadline(1000));
+	close(fd);
+}
+
+/* One connection's JOIN: its rank, or a refusal. */
+static void take_join(struct coord *c, int fd, uint32_t *next_any)
+{
+	struct pp_mesh_msg m;
+	uint8_t *body = NULL;
+	uint32_t rank;
+	int ret;
+
+	ret = recv_msg(fd, &m, &body, pp_deadline((int)c->o->timeout_ms));
+	free(body);
+	if (ret || m.type != PP_MESH_JOIN) {
+		close(fd); /* not one of ours, or it gave up */
+		return;
+	}
+	if (m.u.join.size != c->v.n) {
+		snprintf(
+			m.u.text, sizeof(m.u.text),
+			"it says %u ranks, rank 0 has %u (give every rank the same --mesh-size)",
+			m.u.join.size, c->v.n);
+		refuse(fd, &m);
+		return;
+	}
+	if (m.u.join.tool != c->o->tool ||
+	    m.u.join.transport != c->o->transport) {
+		snprintf(
+			m.u.text, sizeof(m.u.text),
+			"it runs %s (%s), rank 0 %s (%s): start every rank with the same tool and transport",
+			pp_tool_name((enum pp_tool)m.u.join.tool),
+			pp_transport_name(
+				(enum pp_transport)m.u.join.transport),
+			pp_tool_name(c->o->tool),
+			pp_transport_name(c->o->transport));
+		refuse(fd, &m);
+		return;
+	}
+	rank = m.u.join.want_rank;
+	if (rank == PP_MESH_RANK_ANY) {
+		while (*next_any < c->v.n && c->v.ranks[*next_any].joined)
+			(*next_any)++;
+		rank = *next_any;
+	}
+	if (rank >= c->v.n || c->v.ranks[rank].joined) {
+		snprintf(
+			m.u.text, sizeof(m.u.text),
+			"rank %u has joined already, or is not one of the %u ranks",
+			rank, c->v.n);
+		refuse(fd, &m);
+		return;
+	}
+	c->v.ranks[rank].joined = true;
+	c->v.ranks[rank].facts = m.u.join;
+	peer_host(fd, c->env->root, c->v.ranks[rank].addr,
+		  sizeof(c->v.ranks[rank].addr));
+	c->fd[rank] = fd;
+}
+
+/* Wait for the ranks until all joined or --mesh-join passed. */
+static void join_phase(struct coord *c)
+{
+	int64_t deadline = pp_deadline((int)c->o->mesh_join_s * 1000);
+	uint32_t next_any = c->env->launcher == PP_MESH_NONE ? 1 : c->v.n;
+	uint32_t joined = 0, i;
+	int fd, ret;
+
+	while (joined < c->v.n) {
+		ret = pp_sock_accept(c->lfd, deadline, &fd, NULL, 0);
+		if (ret == ECANCELED) {
+			c->interrupted = true;
+			return;
+		}
+		if (ret == ETIMEDOUT)
+			break;
+		if (ret)
+			continue;
+		take_join(c, fd, &next_any);
+		for (i = 0, joined = 0; i < c->v.n; i++)
+			joined += c->v.ranks[i].joined;
+	}
+	for (i = 0; i < c->v.n; i++)
+		if (!c->v.ranks[i].joined)
+			snprintf(c->v.ranks[i].gone_why,
+				 sizeof(c->v.ranks[i].gone_why),
+				 "the join deadline, --mesh-join %u s",
+				 c->o->mesh_join_s);
+}
+
+static bool alive(const struct coord *c, uint32_t r)
+{
+	return c->v.ranks[r].joined && !c->v.ranks[r].gone;
+}
+
+/* Rank @r is gone: say why (rounds count from 1 in what is printed). */
+__attribute__((format(printf, 3, 4))) static void
+rank_gone(struct coord *c, uint32_t r, const char *fmt, ...)
+{
+	struct pp_mesh_rank *k = &c->v.ranks[r];
+	va_list ap;
+
+	if (k->gone)
+		return;
+	k->gone = true;
+	va_start(ap, fmt);
+	vsnprintf(k->gone_why, sizeof(k->gone_why), fmt, ap);
+	va_end(ap);
+	if (c->fd[r] >= 0)
+		close(c->fd[r]);
+	c->fd[r] = -1;
+}
+
+/* A pair's cell from its two sides. */
+static void settle(struct pp_mesh_cell *cell)
+{
+	const struct pp_mesh_side *s0 = &cell->side[0], *s1 = &cell->side[1];
+	const struct pp_mesh_side *bad = NULL;
+	int i;
+
+	if (!s0->have || !s1->have) {
+		cell->code = PP_MESH_GONE;
+		return;
+	}
+	if (s0->r.step == PP_MESH_OK && s1->r.step == PP_MESH_OK) {
+		cell->code = PP_MESH_OK;
+		cell->median_us = s1->r.median_ns == UINT64_MAX ?
+					  NAN :
+					  (double)s1->r.median_ns / 1000;
+		cell->path_mtu = s1->r.path_mtu;
+		return;
+	}
+	/* the side whose own step failed; of two, the earlier step */
+	for (i = 0; i < 2; i++) {
+		const struct pp_mesh_side *s = &cell->side[i];
+
+		if (s->r.step == PP_MESH_OK)
+			continue;
+		if (!bad || (bad->r.remote && !s->r.remote) ||
+		    (bad->r.remote == s->r.remote && s->r.step < bad->r.step))
+			bad = s;
+	}
+	cell->code = bad->r.step;
+	cell->path_mtu = s1->r.path_mtu ? s1->r.path_mtu : s0->r.path_mtu;
+}
+
+/* A RESULT from rank @r for the pair it ran this round. */
+static void take_result(struct coord *c, uint32_t r, struct pp_mesh_msg *m,
+			uint32_t round, uint32_t peer)
+{
+	struct pp_mesh_cell *cell;
+	struct pp_mesh_side *s;
+	struct pp_mesh_rank *k = &c->v.ranks[r];
+	const struct pp_mesh_result *res = &m->u.result;
+
+	cell = &c->v.cells[pp_mesh_pair_index(c->v.n, r, peer)];
+	s = &cell->side[r < peer ? 0 : 1];
+	s->have = true;
+	s->r = *res;
+	s->r.doc = NULL;
+	s->doc = NULL;
+	if (res->doc_len) {
+		s->doc = malloc(res->doc_len + 1);
+		if (s->doc) {
+			memcpy(s->doc, res->doc, res->doc_len);
+			s->doc[res->doc_len] = '\0';
+		}
+	}
+	(void)round;
+	/* the GID its sessions use, once known, for the host table */
+	if (res->gid_index >= 0 && res->gid_reason[0]) {
+		k->facts.gid_index = res->gid_index;
+		k->facts.gid_type = res->gid_type;
+		k->facts.gid_family = res->gid_family;
+		snprintf(k->facts.gid, sizeof(k->facts.gid), "%s", res->gid);
+		snprintf(k->facts.gid_reason, sizeof(k->facts.gid_reason), "%s",
+			 res->gid_reason);
+	}
+}
+
+/* Send RUN (or for the ranks without a pair, IDLE) for @np pairs. */
+static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
+			uint32_t np, uint32_t round, int32_t *peer_of)
+{
+	struct pp_mesh_msg m;
+	uint32_t i, k, side;
+
+	for (i = 0; i < c->v.n; i++)
+		peer_of[i] = -1;
+	for (k = 0; k < np; k++) {
+		struct pp_mesh_cell *cell =
+			&c->v.cells[pp_mesh_pair_index(c->v.n, p[k].a, p[k].b)];
+
+		cell->round = round;
+		for (side = 0; side < 2; side++) {
+			uint32_t r = side ? p[k].b : p[k].a;
+
+			if (!c->v.ranks[r].joined) {
+				cell->code = PP_MESH_ABSENT;
+				snprintf(cell->why, sizeof(cell->why),
+					 "rank %u never joined", r);
+			} else if (c->v.ranks[r].gone && !cell->why[0]) {
+				cell->code = PP_MESH_GONE;
+				snprintf(
+					cell->why, sizeof(cell->why),
+					"rank %u was gone before this pair's round",
+					r);
+			}
+		}
+		if (cell->why[0])
+			continue;
+		cell->ran = true;
+		for (side = 0; side < 2; side++) {
+			uint32_t r = side ? p[k].b : p[k].a;
+			uint32_t peer = side ? p[k].a : p[k].b;
+
+			m = (struct pp_mesh_msg){ .type = PP_MESH_RUN };
+			m.u.run = (struct pp_mesh_run){
+				.round = round,
+				.peer = peer,
+				.role = (uint8_t)side,
+				.port = c->o->port + 1 + p[k].a,
+				.pair_ms = c->v.pair_ms,
+			};
+			snprintf(m.u.run.peer_host, sizeof(m.u.run.peer_host),
+				 "%s", c->v.ranks[peer].addr);
+			if (send_msg(c->fd[r], &m, pp_deadline(SLACK_MS)))
+				rank_gone(
+					c, r,
+					"its connection to rank 0 failed in round %u",
+					round + 1);
+			else
+				peer_of[r] = (int32_t)peer;
+		}
+	}
+	for (i = 0; i < c->v.n; i++) {
+		if (!alive(c, i) || peer_of[i] >= 0)
+			continue;
+		m = (struct pp_mesh_msg){ .type = PP_MESH_IDLE };
+		m.u.round = round;
+		if (send_msg(c->fd[i], &m, pp_deadline(SLACK_MS)))
+			rank_gone(c, i,
+				  "its connection to rank 0 failed in round %u",
+				  round + 1);
+	}
+}
+
+/* Wait for the RESULT of every rank that runs a pair, until the bound. */
+static void collect(struct coord *c, uint32_t round, int32_t *peer_of)
+{
+	int64_t deadline = pp_deadline((int)c->v.pair_ms + SLACK_MS);
+	struct pollfd *pf = calloc(c->v.n, sizeof(*pf));
+	uint32_t *who = calloc(c->v.n, sizeof(*who));
+	struct pp_mesh_msg m;
+	uint8_t *body;
+	uint32_t i, n;
+	int ret;
+
+	if (!pf || !who)
+		goto out;
+	for (;;) {
+		int64_t left = deadline - pp_now_ns();
+
+		for (i = 0, n = 0; i < c->v.n; i++)
+			if (peer_of[i] >= 0 && alive(c, i)) {
+				pf[n] = (struct pollfd){ .fd = c->fd[i],
+							 .events = POLLIN };
+				who[n++] = i;
+			}
+		if (!n || left <= 0 || pp_signal_caught())
+			break;
+		ret = poll(pf, n, (int)(left / 1000000) + 1);
+		if (ret < 0 && errno != EINTR)
+			break;
+		for (i = 0; ret > 0 && i < n; i++) {
+			uint32_t r = who[i];
+
+			if (!pf[i].revents)
+				continue;
+			ret = recv_msg(c->fd[r], &m, &body,
+				       pp_deadline(SLACK_MS));
+			if (!ret && (m.type != PP_MESH_RESULT ||
+				     m.u.result.round != round ||
+				     m.u.result.peer != (uint32_t)peer_of[r]))
+				ret = EPROTO;
+			if (!ret)
+				take_result(c, r, &m, round,
+					    (uint32_t)peer_of[r]);
+			else if (ret == ECONNRESET)
+				rank_gone(
+					c, r,
+					"its connection to rank 0 closed in round %u (it died or was stopped)",
+					round + 1);
+			else
+				rank_gone(
+					c, r,
+					"it sent rank 0 a bad record in round %u",
+					round + 1);
+			free(body);
+			peer_of[r] = -1;
+			ret = 1;
+		}
+	}
+	if (pp_signal_caught())
+		c->interrupted = true;
+	for (i = 0; i < c->v.n; i++)
+		if (peer_of[i] >= 0 && alive(c, i) && !c->interrupted)
+			rank_gone(
+				c, i,
+				"no result within its pair's bound in round %u: it stopped answering",
+				round + 1);
+out:
+	free(pf);
+	free(who);
+}
+
+/* One step: the pairs @p run at once, and their cells settled. */
+static void run_step(struct coord *c, const struct pp_mesh_pair *p, uint32_t np,
+		     uint32_t round)
+{
+	int32_t *peer_of = calloc(c->v.n, sizeof(*peer_of));
+	uint32_t k;
+
+	if (!peer_of) {
+		c->interrupted = true;
+		return;
+	}
+	start_pairs(c, p, np, round, peer_of);
+	collect(c, round, peer_of);
+	for (k = 0; k < np; k++) {
+		struct pp_mesh_cell *cell =
+			&c->v.cells[pp_mesh_pair_index(c->v.n, p[k].a, p[k].b)];
+
+		if (!cell->ran)
+			continue;
+		settle(cell);
+		if (cell->code == PP_MESH_GONE && !cell->why[0])
+			snprintf(cell->why, sizeof(cell->why),
+				 "rank %u sent no result",
+				 cell->side[0].have ? p[k].b : p[k].a);
+	}
+	free(peer_of);
+}
+
+/* A pair's bound: its steps' -T, the run, and the exchange of DONE. */
+static uint32_t pair_bound_ms(const struct pp_opts *o)
+{
+	uint64_t sizes = 1, run_ms;
+
+	if (o->sweep)
+		sizes = 24; /* pp_sweep_sizes(): up to 8 MiB */
+	if (o->duration_s)
+		run_ms = (uint64_t)o->duration_s * 1000 * sizes;
+	else
+		run_ms = (o->iters + o->warmup) * SWEEP_ALLOW_MS * sizes;
+	run_ms += 6ULL * o->timeout_ms; /* accept, HELLO, ADDRS, READY, DONE */
+	return run_ms > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)run_ms;
+}
+
+static void describe_run(const struct pp_opts *o, char *buf, size_t len)
+{
+	if (o->duration_s)
+		snprintf(buf, len, "%s, %llu bytes, %u s per pair",
+			 pp_op_name(o->op), (unsigned long long)o->size,
+			 (unsigned)o->duration_s);
+	else
+		snprintf(buf, len, "%s, %llu bytes, %llu iterations",
+			 pp_op_name(o->op), (unsigned long long)o->size,
+			 (unsigned long long)o->iters);
+}
+
+/* Tell every rank still there that the mesh is over. */
+static void end_all(struct coord *c, int status, const char *text)
+{
+	struct pp_mesh_msg m = { .type = PP_MESH_END };
+	uint32_t i;
+
+	m.u.end.status = (uint32_t)status;
+	snprintf(m.u.end.text, sizeof(m.u.end.text), "%s", text);
+	for (i = 0; i < c->v.n; i++) {
+		if (c->fd[i] < 0)
+			continue;
+		send_msg(c->fd[i], &m, pp_deadline(1000));
+		close(c->fd[i]);
+		c->fd[i] = -1;
+	}
+}
+
+static void run_rounds(struct coord *c)
+{
+	uint32_t rounds = pp_mesh_rounds(c->v.n), r, k, np, step = 0;
+
+	for (r = 0; r < rounds && !c->interrupted; r++) {
+		np = pp_mesh_round(c->v.n, r, c->pairs);
+		if (!c->o->mesh_serial) {
+			run_step(c, c->pairs, np, step++);
+			continue;
+		}
+		for (k = 0; k < np && !c->interrupted; k++)
+			run_step(c, &c->pairs[k], 1, step++);
+	}
+}
+
+static int coordinate(struct coord *c, pid_t own)
+{
+	struct pp_opts *o = c->o;
+	struct pp_mesh_view *v = &c->v;
+	FILE *info = o->json ? stderr : stdout;
+	uint32_t np = v->n / 2, i;
+	size_t npairs = (size_t)v->n * (v->n - 1) / 2;
+	char what[128];
+	int64_t t0 = pp_now_ns();
+	int ret = 0;
+
+	describe_run(o, what, sizeof(what));
+	v->what = what;
+	join_phase(c);
+	v->rounds = o->mesh_serial ? (uint32_t)npairs : pp_mesh_rounds(v->n);
+	v->bound_s = (double)v->rounds * (v->pair_ms + SLACK_MS) / 1000 +
+		     (pp_now_ns() - t0) / 1e9;
+	for (i = 0; i < v->n; i++) {
+		struct pp_mesh_msg m = { .type = PP_MESH_WELCOME };
+
+		if (c->fd[i] < 0)
+			continue;
+		m.u.welcome = (struct pp_mesh_welcome){
+			.rank = i,
+			.size = v->n,
+			.pair_ms = v->pair_ms,
+			.round_ms = v->pair_ms + SLACK_MS,
+		};
+		if (send_msg(c->fd[i], &m, pp_deadline(SLACK_MS)))
+			rank_gone(
+				c, i,
+				"its connection to rank 0 failed before round %u",
+				1);
+	}
+	for (i = 0, v->joined = 0; i < v->n; i++)
+		v->joined += v->ranks[i].joined;
+	fprintf(info,
+		"mesh: %u of %u ranks joined (%s); %u %s of up to %u pairs at once (%s), each pair at most %.0f s: at most %.0f s in all\n",
+		v->joined, v->n, pp_mesh_launcher_name(c->env->launcher),
+		v->rounds, o->mesh_serial ? "pairs one at a time" : "rounds",
+		o->mesh_serial ? 1 : np, what, v->pair_ms / 1000.0, v->bound_s);
+	fflush(info);
+	if (!c->interrupted)
+		run_rounds(c);
+	if (c->interrupted)
+		v->stopped = pp_signal_caught() == SIGTERM ?
+				     "rank 0 was interrupted by SIGTERM" :
+				     "rank 0 was interrupted by SIGINT";
+	for (i = 0; i < npairs; i++)
+		if (!v->cells[i].ran && v->cells[i].code == PP_MESH_OK &&
+		    !v->cells[i].why[0]) {
+			v->cells[i].code = PP_MESH_TIMEOUT;
+			snprintf(v->cells[i].why, sizeof(v->cells[i].why),
+				 "not run: the mesh was stopped");
+		}
+	v->elapsed_s = (pp_now_ns() - t0) / 1e9;
+	if (pp_mesh_view_judge(v)) {
+		fprintf(stderr, "%s: --mesh: out of memory\n", o->prog);
+		ret = PP_EXIT_FAIL;
+	}
+	end_all(c, ret ? ret : v->exit_status,
+		v->stopped ? v->stopped : "the mesh is over");
+	reap(own, false);
+	if (ret)
+		return ret;
+	if (o->json)
+		pp_mesh_write_json(v, stdout);
+	else
+		pp_mesh_print_text(v, stdout);
+	if (o->mesh_svg) {
+		FILE *f = fopen(o->mesh_svg, "w");
+
+		if (!f || pp_mesh_write_svg(v, f)) {
+			fprintf(stderr,
+				"%s: --mesh-svg: cannot write %s: %s (give a writable path)\n",
+				o->prog, o->mesh_svg, strerror(errno));
+			v->exit_status = PP_EXIT_FAIL;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (c->interrupted)
+		return PP_EXIT_INTR;
+	return v->exit_status;
+}
+
+/* Is @host one of this host's addresses (a socket can bind to it)? */
+static bool host_is_local(const char *host)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res, *a;
+	bool local = false;
+
+	if (getaddrinfo(host, NULL, &hints, &res))
+		return false;
+	for (a = res; a && !local; a = a->ai_next) {
+		int fd = socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			continue;
+		local = !bind(fd, a->ai_addr, a->ai_addrlen);
+		close(fd);
+	}
+	freeaddrinfo(res);
+	return local;
+}
+
+/* Rank 0: listen, fork rank 0's own worker, coordinate. */
+static int root_main(struct rank_ctx *rc, int lfd)
+{
+	struct coord c = { .o = rc->o, .env = &rc->env, .lfd = lfd };
+	size_t npairs = (size_t)rc->env.size * (rc->env.size - 1) / 2;
+	pid_t own;
+	uint32_t i;
+	int ret;
+
+	c.v = (struct pp_mesh_view){
+		.tool = pp_tool_name(rc->o->tool),
+		.transport = pp_transport_name(rc->o->transport),
+		.launcher = rc->env.launcher,
+		.root = rc->env.root,
+		.port = rc->o->port,
+		.n = rc->env.size,
+		.serial = rc->o->mesh_serial,
+		.pair_ms = pair_bound_ms(rc->o),
+	};
+	c.v.ranks = calloc(c.v.n, sizeof(*c.v.ranks));
+	c.v.cells = calloc(npairs, sizeof(*c.v.cells));
+	c.fd = calloc(c.v.n, sizeof(*c.fd));
+	c.pairs = calloc(c.v.n / 2 + 1, sizeof(*c.pairs));
+	if (!c.v.ranks || !c.v.cells || !c.fd || !c.pairs) {
+		fprintf(stderr, "%s: --mesh: out of memory\n", rc->o->prog);
+		ret = PP_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < c.v.n; i++)
+		c.fd[i] = -1;
+	for (i = 0; i < npairs; i++)
+		c.v.cells[i].median_us = NAN;
+	fflush(stdout);
+	fflush(stderr);
+	own = fork();
+	if (own == 0) {
+		close(lfd);
+		rc->env.rank = 0;
+		_exit(worker(rc, rc->env.root));
+	}
+	if (own < 0) {
+		fprintf(stderr, "%s: --mesh: fork: %s\n", rc->o->prog,
+			strerror(errno));
+		ret = PP_EXIT_FAIL;
+		goto out;
+	}
+	ret = coordinate(&c, own);
+out:
+	close(lfd);
+	pp_mesh_view_free(&c.v);
+	free(c.v.ranks);
+	free(c.v.cells);
+	free(c.fd);
+	free(c.pairs);
+	return ret;
+}
+
+int pp_mesh_main(struct pp_opts *o)
+{
+	struct rank_ctx rc = { .o = o, .ctl = -1 };
+	struct pp_err err = { .msg = "" };
+	int lfd = -1, ret;
+	bool root;
+
+	ret = pp_mesh_env_read(env_get, NULL, o->mesh_size, o->mesh_root,
+			       &rc.env, &err);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", o->prog, err.msg);
+		return PP_EXIT_USAGE;
+	}
+	if (rc.env.launcher != PP_MESH_NONE) {
+		root = rc.env.rank == 0;
+		if (root)
+			ret = pp_sock_listen(NULL, o->port, &lfd, &err);
+	} else {
+		/* the first process on rank 0's host to take the port */
+		root = host_is_local(rc.env.root) &&
+		       !pp_sock_listen(NULL, o->port, &lfd, &err);
+		pp_err_clear(&err);
+	}
+	if (ret) {
+		fprintf(stderr, "%s: --mesh: rank 0 cannot listen: %s\n",
+			o->prog, err.msg);
+		return PP_EXIT_FAIL;
+	}
+	if (root)
+		return root_main(&rc, lfd);
+	return worker(&rc, rc.env.root);
+}
