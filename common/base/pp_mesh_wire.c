@@ -309,7 +309,7 @@ int pp_mesh_wire_decode(uint16_t type, const uint8_t *body, size_t len,
 		m->u.run.pair_ms = (uint32_t)get_u(&r, 4);
 		get_str(&r, m->u.run.peer_host, sizeof(m->u.run.peer_host));
 		if (!r.err &&
-		    (m->u.run.role > 1 || !m->u.run.port ||
+		    (m->u.run.role > 3 || !m->u.run.port ||
 		     m->u.run.port > 65535 || !m->u.run.peer_host[0] ||
 		     m->u.run.peer >= PP_MESH_MAX_RANKS))
 			r.err = EPROTO;

@@ -16,7 +16,8 @@
  *           error (the device could not be opened: why; else empty)
  *   WELCOME 0 -> rank: rank u32 | size u32 | pair_ms u32 | round_ms u32
  *   REFUSE  0 -> rank: text (why it may not join)
- *   RUN     0 -> rank: round u32 | peer u32 | role u8 (0 serve, 1 connect) |
+ *   RUN     0 -> rank: round u32 | peer u32 | role u8 (bit 0: connect, else
+ *           serve; bit 1: send the pair's document back) |
  *           port u32 | pair_ms u32 | peer_host
  *   IDLE    0 -> rank: round u32 (no pair for it this round)
  *   RESULT  rank -> 0: round u32 | peer u32 | step u8 (enum pp_mesh_code) |
@@ -91,9 +92,12 @@ struct pp_mesh_welcome {
 	uint32_t rank, size, pair_ms, round_ms;
 };
 
+#define PP_MESH_ROLE_CONNECT 1 /* RUN: be the client; else the server */
+#define PP_MESH_ROLE_DOC 2     /* RUN: send the pair's --json document */
+
 struct pp_mesh_run {
 	uint32_t round, peer;
-	uint8_t role; /* 0: serve, 1: connect */
+	uint8_t role; /* PP_MESH_ROLE_* */
 	uint32_t port, pair_ms;
 	char peer_host[PP_MESH_HOST_MAX];
 };

@@ -24,6 +24,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -344,7 +345,7 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 
 	ro.mesh = false;
 	ro.json = false;
-	ro.host = run->role ? run->peer_host : NULL;
+	ro.host = (run->role & PP_MESH_ROLE_CONNECT) ? run->peer_host : NULL;
 	ro.port = run->port;
 	r->round = run->round;
 	r->peer = run->peer;
@@ -352,7 +353,7 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 	ret = pp_session_open(&s, &ro, &pp_exchange_ours);
 	if (!ret) {
 		phase = 0;
-		if (!run->role) {
+		if (!(run->role & PP_MESH_ROLE_CONNECT)) {
 			/* serve: one client, from the peer, within -T x 2 */
 			ret = pp_session_listen(&s);
 			if (!ret)
@@ -393,7 +394,7 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 		snprintf(r->reason, sizeof(r->reason), "%s%s%.480s",
 			 s.err.remote ? pp_peer_name(&s.conn) : "",
 			 s.err.remote ? ": " : "", s.err.msg);
-	if (!ret && run->role && s.nresults &&
+	if (!ret && (run->role & PP_MESH_ROLE_CONNECT) && s.nresults &&
 	    !pp_run_stats(&s.results[0], &st))
 		r->median_ns = (uint64_t)llround(st.median * 1000);
 	if (s.agreed.tool)
@@ -406,7 +407,9 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 		snprintf(r->gid_reason, sizeof(r->gid_reason), "%s",
 			 s.gid_reason);
 	}
-	doc = pair_doc(&s, ret, r->reason, &r->doc_len);
+	doc = (run->role & PP_MESH_ROLE_DOC) ?
+		      pair_doc(&s, ret, r->reason, &r->doc_len) :
+		      NULL;
 	r->doc = doc;
 	if (!doc)
 		r->doc_len = 0;
@@ -726,14 +729,15 @@ rank_gone(struct coord *c, uint32_t r, const char *fmt, ...)
 /* A pair's cell from its two sides. */
 static void settle(struct pp_mesh_cell *cell)
 {
-	const struct pp_mesh_side *s0 = &cell->side[0], *s1 = &cell->side[1];
-	const struct pp_mesh_side *bad = NULL;
+	const struct pp_mesh_side *s0, *s1, *bad = NULL;
 	int i;
 
-	if (!s0->have || !s1->have) {
+	if (!cell->d || !cell->d->side[0].have || !cell->d->side[1].have) {
 		cell->code = PP_MESH_GONE;
 		return;
 	}
+	s0 = &cell->d->side[0];
+	s1 = &cell->d->side[1];
 	if (s0->r.step == PP_MESH_OK && s1->r.step == PP_MESH_OK) {
 		cell->code = PP_MESH_OK;
 		cell->median_us = s1->r.median_ns == UINT64_MAX ?
@@ -744,7 +748,7 @@ static void settle(struct pp_mesh_cell *cell)
 	}
 	/* the side whose own step failed; of two, the earlier step */
 	for (i = 0; i < 2; i++) {
-		const struct pp_mesh_side *s = &cell->side[i];
+		const struct pp_mesh_side *s = &cell->d->side[i];
 
 		if (s->r.step == PP_MESH_OK)
 			continue;
@@ -754,6 +758,25 @@ static void settle(struct pp_mesh_cell *cell)
 	}
 	cell->code = bad->r.step;
 	cell->path_mtu = s1->r.path_mtu ? s1->r.path_mtu : s0->r.path_mtu;
+}
+
+/* Rank 0's own reason for a pair's cell. */
+__attribute__((format(printf, 2, 3))) static void
+cell_why(struct pp_mesh_cell *cell, const char *fmt, ...)
+{
+	struct pp_mesh_detail *d = pp_mesh_cell_detail(cell);
+	va_list ap;
+
+	if (!d)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->why, sizeof(d->why), fmt, ap);
+	va_end(ap);
+}
+
+static bool has_why(const struct pp_mesh_cell *cell)
+{
+	return cell->d && cell->d->why[0];
 }
 
 /* A RESULT from rank @r for the pair it ran this round. */
@@ -766,7 +789,9 @@ static void take_result(struct coord *c, uint32_t r, struct pp_mesh_msg *m,
 	const struct pp_mesh_result *res = &m->u.result;
 
 	cell = &c->v.cells[pp_mesh_pair_index(c->v.n, r, peer)];
-	s = &cell->side[r < peer ? 0 : 1];
+	if (!pp_mesh_cell_detail(cell))
+		return; /* out of memory: the pair counts as GONE */
+	s = &cell->d->side[r < peer ? 0 : 1];
 	s->have = true;
 	s->r = *res;
 	s->r.doc = NULL;
@@ -809,17 +834,16 @@ static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 
 			if (!c->v.ranks[r].joined) {
 				cell->code = PP_MESH_ABSENT;
-				snprintf(cell->why, sizeof(cell->why),
-					 "rank %u never joined", r);
-			} else if (c->v.ranks[r].gone && !cell->why[0]) {
+				cell_why(cell, "rank %u never joined", r);
+			} else if (c->v.ranks[r].gone && !has_why(cell)) {
 				cell->code = PP_MESH_GONE;
-				snprintf(
-					cell->why, sizeof(cell->why),
+				cell_why(
+					cell,
 					"rank %u was gone before this pair's round",
 					r);
 			}
 		}
-		if (cell->why[0])
+		if (cell->code != PP_MESH_OK)
 			continue;
 		cell->ran = true;
 		for (side = 0; side < 2; side++) {
@@ -830,7 +854,10 @@ static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 			m.u.run = (struct pp_mesh_run){
 				.round = round,
 				.peer = peer,
-				.role = (uint8_t)side,
+				.role = (uint8_t)(side |
+						  (c->o->json ?
+							   PP_MESH_ROLE_DOC :
+							   0)),
 				.port = c->o->port + 1 + p[k].a,
 				.pair_ms = c->v.pair_ms,
 			};
@@ -946,10 +973,15 @@ static void run_step(struct coord *c, const struct pp_mesh_pair *p, uint32_t np,
 		if (!cell->ran)
 			continue;
 		settle(cell);
-		if (cell->code == PP_MESH_GONE && !cell->why[0])
-			snprintf(cell->why, sizeof(cell->why),
-				 "rank %u sent no result",
-				 cell->side[0].have ? p[k].b : p[k].a);
+		if (cell->code == PP_MESH_GONE && !has_why(cell))
+			cell_why(cell, "rank %u sent no result",
+				 cell->d && cell->d->side[0].have ? p[k].b :
+								    p[k].a);
+		if (cell->code == PP_MESH_OK && !c->o->json) {
+			/* a pass needs no detail: a mesh of thousands fits */
+			free(cell->d);
+			cell->d = NULL;
+		}
 	}
 	free(peer_of);
 }
@@ -1062,11 +1094,9 @@ static int coordinate(struct coord *c, pid_t own)
 				     "rank 0 was interrupted by SIGTERM" :
 				     "rank 0 was interrupted by SIGINT";
 	for (i = 0; i < npairs; i++)
-		if (!v->cells[i].ran && v->cells[i].code == PP_MESH_OK &&
-		    !v->cells[i].why[0]) {
+		if (!v->cells[i].ran && v->cells[i].code == PP_MESH_OK) {
 			v->cells[i].code = PP_MESH_TIMEOUT;
-			snprintf(v->cells[i].why, sizeof(v->cells[i].why),
-				 "not run: the mesh was stopped");
+			cell_why(&v->cells[i], "not run: the mesh was stopped");
 		}
 	v->elapsed_s = (pp_now_ns() - t0) / 1e9;
 	if (pp_mesh_view_judge(v)) {
@@ -1119,6 +1149,21 @@ static bool host_is_local(const char *host)
 	return local;
 }
 
+/*
+ * Rank 0 holds one connection per rank: a soft limit of 1024 descriptors
+ * (the usual default) would stop a mesh of 1,000 ranks at accept().  Raise
+ * it to the hard limit when it is short; a failure shows at accept().
+ */
+static void raise_fd_limit(uint32_t n)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= (rlim_t)n + 64)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 /* Rank 0: listen, fork rank 0's own worker, coordinate. */
 static int root_main(struct rank_ctx *rc, int lfd)
 {
@@ -1151,6 +1196,7 @@ static int root_main(struct rank_ctx *rc, int lfd)
 		c.fd[i] = -1;
 	for (i = 0; i < npairs; i++)
 		c.v.cells[i].median_us = NAN;
+	raise_fd_limit(c.v.n);
 	fflush(stdout);
 	fflush(stderr);
 	own = fork();

@@ -22,6 +22,23 @@ static const struct pp_mesh_cell *cell(const struct pp_mesh_view *v, uint32_t a,
 	return &v->cells[pp_mesh_pair_index(v->n, a, b)];
 }
 
+/* A pair that passed and kept no detail: both sides reported, no error. */
+static const struct pp_mesh_detail passed = {
+	.side = { { .have = true }, { .have = true } },
+};
+
+static const struct pp_mesh_detail *detail(const struct pp_mesh_cell *c)
+{
+	return c->d ? c->d : &passed;
+}
+
+struct pp_mesh_detail *pp_mesh_cell_detail(struct pp_mesh_cell *c)
+{
+	if (!c->d)
+		c->d = calloc(1, sizeof(*c->d));
+	return c->d;
+}
+
 /* The host's short name: up to the first '.' (not for an address). */
 static void short_host(const char *host, char *out, size_t len)
 {
@@ -103,10 +120,14 @@ void pp_mesh_view_free(struct pp_mesh_view *v)
 	size_t np = (size_t)v->n * (v->n - 1) / 2, k;
 
 	for (k = 0; v->cells && k < np; k++) {
-		free(v->cells[k].side[0].doc);
-		free(v->cells[k].side[1].doc);
-		v->cells[k].side[0].doc = NULL;
-		v->cells[k].side[1].doc = NULL;
+		struct pp_mesh_detail *d = v->cells[k].d;
+
+		if (!d)
+			continue;
+		free(d->side[0].doc);
+		free(d->side[1].doc);
+		free(d);
+		v->cells[k].d = NULL;
 	}
 	free(v->added_us);
 	free(v->slow);
@@ -319,6 +340,7 @@ static void print_odd(const struct pp_mesh_view *v, FILE *f)
 	for (a = 0; a < v->n; a++)
 		for (b = a + 1; b < v->n; b++) {
 			const struct pp_mesh_cell *c = cell(v, a, b);
+			const struct pp_mesh_detail *d = detail(c);
 
 			if (c->code == PP_MESH_OK ||
 			    c->code == PP_MESH_ABSENT ||
@@ -329,9 +351,9 @@ static void print_odd(const struct pp_mesh_view *v, FILE *f)
 				v->ranks[a].label, v->ranks[b].label,
 				pp_mesh_code_name(c->code),
 				pp_mesh_code_text(c->code),
-				c->why[0] ? ": " : "", c->why);
-			side_line(v, a, &c->side[0], f);
-			side_line(v, b, &c->side[1], f);
+				d->why[0] ? ": " : "", d->why);
+			side_line(v, a, &d->side[0], f);
+			side_line(v, b, &d->side[1], f);
 		}
 	if (!any)
 		fprintf(f, "  none\n");
@@ -457,11 +479,11 @@ static void json_pairs(const struct pp_mesh_view *v, struct pp_json *j)
 				pp_json_uint(j, c->path_mtu);
 			else
 				pp_json_null(j);
-			key_str_or_null(j, "why", c->why);
+			key_str_or_null(j, "why", detail(c)->why);
 			pp_json_key(j, "sides");
 			pp_json_begin_array(j);
-			json_side(v, j, a, "server", &c->side[0]);
-			json_side(v, j, b, "client", &c->side[1]);
+			json_side(v, j, a, "server", &detail(c)->side[0]);
+			json_side(v, j, b, "client", &detail(c)->side[1]);
 			pp_json_end_array(j);
 			pp_json_end_object(j);
 		}

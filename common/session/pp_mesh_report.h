@@ -33,16 +33,34 @@ struct pp_mesh_side {
 	char *doc; /* its --json document, NUL-terminated; NULL: none */
 };
 
-/* One pair: side[0] is the lower rank, the server; side[1] the client. */
-struct pp_mesh_cell {
-	bool ran;	   /* RUN was sent to both */
-	uint32_t round;	   /* the round it ran in */
-	uint8_t code;	   /* enum pp_mesh_code */
-	double median_us;  /* the client's median round trip; NaN: none */
-	uint32_t path_mtu; /* 0: not known */
+/*
+ * What a pair's two sides said (side[0] is the lower rank, the server;
+ * side[1] the client), and rank 0's own reason: kept for a pair that
+ * failed, and for every pair when the document wants them (--json).
+ */
+struct pp_mesh_detail {
 	char why[PP_MESH_TEXT_MAX]; /* rank 0's own reason (GONE, ABSENT) */
 	struct pp_mesh_side side[2];
 };
+
+/* One pair: a few bytes, so that a mesh of thousands fits. */
+struct pp_mesh_cell {
+	bool ran;	   /* RUN was sent to both */
+	uint8_t code;	   /* enum pp_mesh_code */
+	uint32_t round;	   /* the round it ran in */
+	uint32_t path_mtu; /* 0: not known */
+	double median_us;  /* the client's median round trip; NaN: none */
+	struct pp_mesh_detail *d; /* NULL: passed, and no --json */
+};
+
+/**
+ * pp_mesh_cell_detail() - the detail of @c, allocated (zeroed) when it has
+ * none yet
+ * @c: the cell
+ *
+ * Return: the detail, or NULL (out of memory).
+ */
+struct pp_mesh_detail *pp_mesh_cell_detail(struct pp_mesh_cell *c);
 
 struct pp_mesh_view {
 	const char *tool;      /* "rc_pingpong" */
@@ -81,8 +99,8 @@ struct pp_mesh_view {
 int pp_mesh_view_judge(struct pp_mesh_view *v);
 
 /**
- * pp_mesh_view_free() - free what pp_mesh_view_judge() and the sides' docs
- * hold (not @v->ranks or @v->cells themselves)
+ * pp_mesh_view_free() - free what pp_mesh_view_judge() and the cells'
+ * details hold (not @v->ranks or @v->cells themselves)
  * @v: the view
  */
 void pp_mesh_view_free(struct pp_mesh_view *v);

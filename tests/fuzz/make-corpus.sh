@@ -134,3 +134,16 @@ seed_num overflow 00 18446744073709551616
 seed_num sign 02 -1
 seed_num bare-0x 01 0x
 seed_num max 00 0xffffffffffffffff
+
+# fuzz_mesh_wire: selector byte (type 1..7; 0: the header), then the body.
+# IDLE of round 1; WELCOME rank 1 of 4; END 1 "over"; RUN to 10.0.0.2:18516;
+# REFUSE "no"; a RESULT that passed with the document {} and a header.
+seed fuzz_mesh_wire idle "05 00000001"
+seed fuzz_mesh_wire welcome "02 00000001 00000004 00007530 00008ca0"
+seed fuzz_mesh_wire end "07 00000001 0004 6f766572"
+seed fuzz_mesh_wire run "04 00000000 00000002 01 00004854 00007530 0008
+	31302e302e302e32"
+seed fuzz_mesh_wire refuse "03 0002 6e6f"
+seed fuzz_mesh_wire result "06 00000000 00000001 00 00 00000400 00000000
+	00000000000003e8 0000000000007a12 0001 02 01 0000 0000 0000 00000002 7b7d"
+seed fuzz_mesh_wire header "00 50504d53 0001 0005 00000004"

@@ -22,8 +22,10 @@ top=$(cd "$here/../.." && pwd)
 build=${PP_FUZZ_BUILD_DIR:-$top/build-fuzz}
 
 # harness:max_len; an ADDRS message of PP_MAX_QPS addresses is 36880 bytes,
-# the 256 records of the stock srq tool 13312.
-harnesses=(fuzz_wire:37000 fuzz_opts:512 fuzz_parse_u64:64 fuzz_rdmacore:13400)
+# the 256 records of the stock srq tool 13312; a mesh record's fields are
+# under 2 KB (a RESULT's document can be longer: 8 KB lets one in).
+harnesses=(fuzz_wire:37000 fuzz_opts:512 fuzz_parse_u64:64 fuzz_rdmacore:13400
+	fuzz_mesh_wire:8192)
 
 # clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer for traces.
 packages=(clang libclang-rt-14-dev llvm cmake make pkg-config libibverbs-dev)

@@ -217,6 +217,9 @@ START_TEST(env_slurm)
 			      "SLURM_STEP_NODELIST=n1", NULL };
 	const char *badlist[] = { "SLURM_PROCID=1", "SLURM_NTASKS=2",
 				  "SLURM_STEP_NODELIST=n[1-", NULL };
+	const char *both[] = { "PMIX_RANK=0",	   "PMI_SIZE=9",
+			       "SLURM_PROCID=1",   "SLURM_NTASKS=2",
+			       "SLURM_NODELIST=a", NULL };
 	struct pp_err err = { .msg = "" };
 	struct pp_mesh_env e;
 
@@ -239,6 +242,10 @@ START_TEST(env_slurm)
 		err.msg,
 		"--mesh: SLURM_PROCID=8 is not below the number of ranks, 8");
 	ck_assert_int_eq(read_env(badlist, 0, NULL, &e, &err), EINVAL);
+	ck_assert_int_eq(read_env(both, 0, NULL, &e, &err), 0);
+	ck_assert_int_eq(e.launcher, PP_MESH_SLURM); /* srun --mpi=pmix */
+	ck_assert_uint_eq(e.rank, 1);
+	ck_assert_uint_eq(e.size, 2);
 	ck_assert_ptr_nonnull(strstr(err.msg, "give --mesh-root HOST"));
 }
 END_TEST

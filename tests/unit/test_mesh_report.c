@@ -124,6 +124,7 @@ static void build(struct pp_mesh_view *v)
 {
 	static struct pp_mesh_rank ranks[3];
 	static struct pp_mesh_cell cells[3];
+	struct pp_mesh_detail *d;
 	uint32_t i;
 
 	memset(ranks, 0, sizeof(ranks));
@@ -148,25 +149,27 @@ static void build(struct pp_mesh_view *v)
 					  .code = PP_MESH_OK,
 					  .median_us = 31.25,
 					  .path_mtu = 4096 };
-	cells[0].side[0].have = cells[0].side[1].have = true;
-	cells[0].side[1].doc = strdup("{\"role\":\"client\"}");
-	cells[0].side[0].doc = strdup("{not json");
+	d = pp_mesh_cell_detail(&cells[0]);
+	d->side[0].have = d->side[1].have = true;
+	d->side[1].doc = strdup("{\"role\":\"client\"}");
+	d->side[0].doc = strdup("{not json");
+	/* a pass without detail (no --json): both sides reported */
 	cells[1] = (struct pp_mesh_cell){ .ran = true,
 					  .round = 1,
 					  .code = PP_MESH_OK,
 					  .median_us = 1234.5,
 					  .path_mtu = 1024 };
-	cells[1].side[0].have = cells[1].side[1].have = true;
 	cells[2] = (struct pp_mesh_cell){
 		.ran = true, .round = 2, .code = PP_MESH_RTR, .median_us = NAN
 	};
-	cells[2].side[0].have = cells[2].side[1].have = true;
-	cells[2].side[0].r.step = PP_MESH_RTR;
-	strcpy(cells[2].side[0].r.reason,
+	d = pp_mesh_cell_detail(&cells[2]);
+	d->side[0].have = d->side[1].have = true;
+	d->side[0].r.step = PP_MESH_RTR;
+	strcpy(d->side[0].r.reason,
 	       "modify QP 0x000011 to RTR failed: Invalid argument");
-	cells[2].side[1].r.step = PP_MESH_CONNECT;
-	cells[2].side[1].r.remote = true;
-	strcpy(cells[2].side[1].r.reason,
+	d->side[1].r.step = PP_MESH_CONNECT;
+	d->side[1].r.remote = true;
+	strcpy(d->side[1].r.reason,
 	       "server: modify QP 0x000011 to RTR failed: Invalid argument");
 	*v = (struct pp_mesh_view){
 		.tool = "rc_pingpong",
@@ -254,6 +257,10 @@ START_TEST(report_json_svg)
 		t,
 		"\"role\":\"client\",\"reported\":true,\"step\":\"ok\",\"error\":null,\"doc\":{\"role\":\"client\"}"));
 	ck_assert_ptr_nonnull(strstr(t, "\"doc\":null"));
+	/* the pair kept without detail: two sides that reported, no doc */
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"{\"a\":0,\"b\":2,\"round\":1,\"result\":\"ok\",\"passed\":true,\"median_usec\":1234.5,\"path_mtu\":1024,\"why\":null,\"sides\":[{\"rank\":0,\"role\":\"server\",\"reported\":true,\"step\":\"ok\",\"error\":null,\"doc\":null}"));
 	ck_assert_ptr_nonnull(strstr(
 		t,
 		"\"cells\":[[\"-\",\"31.2\",\"1234\"],[\"31.2\",\"-\",\"RTR\"]"));

@@ -214,7 +214,7 @@ START_TEST(hostile_fields)
 					     n - PP_MESH_WIRE_HDR, &d),
 			 EPROTO);
 	sample(PP_MESH_RUN, &m);
-	m.u.run.role = 2;
+	m.u.run.role = 4;
 	ck_assert_int_eq(pp_mesh_wire_encode(&m, buf, sizeof(buf), &n), 0);
 	ck_assert_int_eq(pp_mesh_wire_decode(PP_MESH_RUN, b,
 					     n - PP_MESH_WIRE_HDR, &d),
