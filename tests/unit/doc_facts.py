@@ -10,7 +10,8 @@ differ.  It also checks the generated blocks: the lines between
     <!-- generated: pp_mangen ARGS -->
     <!-- end generated -->
 
-must be what "pp_mangen ARGS" prints (README.md's exit status table).
+must be what "pp_mangen ARGS" prints (README.md's exit status table), and
+every docs/*.md must be linked from README.md (its document list).
 
 Usage: doc_facts.py PP_MANGEN SOURCE_DIR [--update]
   --update rewrites the generated blocks instead of checking them.
@@ -111,6 +112,12 @@ def main(argv):
                 if value not in f[name]:
                     errors.append("%s:%d: \"%s\": %s is %s in the code" % (
                         rel, line, m.group(0), name, " or ".join(sorted(f[name]))))
+    # every document is in README.md's list
+    readme = open(files[0], encoding="utf-8").read()
+    for path in files[1:]:
+        rel = os.path.relpath(path, top)
+        if "](%s)" % rel not in readme:
+            errors.append("README.md: %s is not in the document list" % rel)
     for e in errors:
         print("FAIL: " + e)
     print("%d quoted facts checked, %d wrong" % (quoted, len(errors)))
