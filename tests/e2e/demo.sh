@@ -9,6 +9,26 @@ source "$(dirname "$0")/lib.sh"
 
 pp_need_device
 bin=$(pp_bin rc_pingpong)
+
+# rdma_addr: the first IPv4 address of a network device behind a GID of
+# $PP_DEV port 1. The client connects to it, as a user on a real host
+# connects to the server's address on the RDMA network, so both sides print
+# the GID rule users meet there: the local address of this connection.
+rdma_addr() {
+	local f ndev addr
+	for f in /sys/class/infiniband/"$PP_DEV"/ports/1/gid_attrs/ndevs/*; do
+		ndev=$(cat "$f" 2>/dev/null) || continue
+		[[ -n $ndev ]] || continue
+		addr=$(ip -4 -o addr show dev "$ndev" 2>/dev/null |
+			awk '{ sub("/.*", "", $4); print $4; exit }')
+		if [[ -n $addr ]]; then
+			echo "$addr"
+			return 0
+		fi
+	done
+	return 1
+}
+host=$(rdma_addr) || host=$PP_HOST
 echo "RDMA device $PP_DEV: $(ibv_devinfo -d "$PP_DEV" 2>/dev/null |
 	grep -Eo 'link_layer:.*|active_mtu:.*' | tr -s '\t ' ' ' | paste -sd,)"
 pp_server server "$PP_LOGS/server" "$bin" -d "$PP_DEV" -p "$PP_PORT"
@@ -17,14 +37,14 @@ pp_wait_port "$PP_PORT" "$spid" || pp_fail "the server is not listening"
 cst=0
 # No -g: both sides choose their GID and print why (README).
 pp_client client "$PP_LOGS/client" "$bin" -d "$PP_DEV" -p "$PP_PORT" \
-	"$@" "$PP_HOST" || cst=$?
+	"$@" "$host" || cst=$?
 sst=0
 pp_wait "$spid" || sst=$?
 echo
 echo "=== server: $bin -d $PP_DEV -p $PP_PORT (exit $sst)"
 cat "$PP_LOGS/server"
 echo
-echo "=== client: $bin -d $PP_DEV -p $PP_PORT $* $PP_HOST (exit $cst)"
+echo "=== client: $bin -d $PP_DEV -p $PP_PORT $* $host (exit $cst)"
 cat "$PP_LOGS/client"
 pp_expect_status "$sst" 0 server
 pp_expect_status "$cst" 0 client
