@@ -285,6 +285,23 @@ static int xrc_create_srq(struct pp_res *r, struct pp_err *err)
 	return 0;
 }
 
+int pp_res_buf_len(uint64_t size, uint32_t recv_len, uint32_t recv_bufs,
+		   uint64_t page, uint64_t max, size_t *len)
+{
+	uint64_t send_len, recv_total, total;
+
+	if (!page || __builtin_add_overflow(size, page - 1, &send_len))
+		return EOVERFLOW;
+	send_len = send_len / page * page;
+	if (__builtin_mul_overflow((uint64_t)recv_len, (uint64_t)recv_bufs,
+				   &recv_total) ||
+	    __builtin_add_overflow(send_len, recv_total, &total) ||
+	    total > max || total > SIZE_MAX)
+		return EOVERFLOW;
+	*len = (size_t)total;
+	return 0;
+}
+
 static int create_buffers(struct pp_res *r, struct pp_err *err)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -294,8 +311,19 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 	r->recv_len =
 		(uint32_t)r->attr.size + (r->tr->datagram ? PP_GRH_LEN : 0);
 	r->recv_bufs = r->attr.buf_per_recv ? r->attr.rx_depth : 1;
-	send_len = (r->attr.size + page - 1) / page * page;
-	r->buf_len = send_len + (size_t)r->recv_len * r->recv_bufs;
+	ret = pp_res_buf_len(r->attr.size, r->recv_len, r->recv_bufs,
+			     (uint64_t)page, SIZE_MAX, &r->buf_len);
+	if (ret) {
+		pp_err_set(
+			err,
+			"buffers for -s %llu and %u receive area%s do not fit this process's address space (lower -s%s)",
+			(unsigned long long)r->attr.size, r->recv_bufs,
+			r->recv_bufs > 1 ? "s" : "",
+			r->recv_bufs > 1 ? " or -r" : "");
+		return ret;
+	}
+	send_len = (r->attr.size + (uint64_t)page - 1) / (uint64_t)page *
+		   (uint64_t)page;
 	ret = posix_memalign((void **)&r->buf, page, r->buf_len);
 	if (ret) {
 		r->buf = NULL;

@@ -111,6 +111,23 @@ struct pp_res {
 };
 
 /**
+ * pp_res_buf_len() - the bytes of one MR: the send area, page-rounded, then
+ * @recv_bufs receive areas of @recv_len bytes
+ * @size: the largest message
+ * @recv_len: one receive area (the message, and a GRH on UD)
+ * @recv_bufs: receive areas (1, or one per receive with -c on a lossy
+ *             transport)
+ * @page: the page size
+ * @max: the largest length the caller can allocate (SIZE_MAX)
+ * @len: the sum
+ *
+ * Return: 0; EOVERFLOW when the sum passes @max (a 32-bit process asked for
+ * more than its address space).
+ */
+int pp_res_buf_len(uint64_t size, uint32_t recv_len, uint32_t recv_bufs,
+		   uint64_t page, uint64_t max, size_t *len);
+
+/**
  * pp_res_create() - acquire, in order, everything a run needs, and bring the
  * QPs to INIT
  * @ctx: the open device
