@@ -6,7 +6,7 @@
 # after a commit, and nothing otherwise).  Outside a git checkout of SRC
 # itself (a source tarball, even one unpacked inside another repository)
 # it is "", which pp_version.c shows as "unknown".
-cmake_minimum_required(VERSION 3.25)
+cmake_minimum_required(VERSION 3.20...3.25)
 set(describe "")
 find_program(GIT git)
 if(GIT)

@@ -39,12 +39,14 @@ int pp_interop_check_opts(const struct pp_opts *o, struct pp_err *err)
 			"--persistent does not apply to --rdma-core: a stock tool runs once");
 		return EINVAL;
 	}
+	/* the stock tool refuses num_qp >= MAX_QP, its record count */
 	if (xchg(o->transport) == PP_STOCK_SRQ_RECS &&
-	    o->num_qps > PP_RDMACORE_SRQ_RECS) {
+	    o->num_qps >= PP_RDMACORE_SRQ_RECS) {
 		pp_err_set(
 			err,
-			"-q %u: ibv_srq_pingpong exchanges %u addresses at most (use -q %u or less)",
-			o->num_qps, PP_RDMACORE_SRQ_RECS, PP_RDMACORE_SRQ_RECS);
+			"-q %u: ibv_srq_pingpong takes fewer than %u QPs (use -q %u or less)",
+			o->num_qps, PP_RDMACORE_SRQ_RECS,
+			PP_RDMACORE_SRQ_RECS - 1);
 		return EINVAL;
 	}
 	if (xchg(o->transport) == PP_STOCK_XRC_REC && o->num_qps != 1) {

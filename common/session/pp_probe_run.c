@@ -65,7 +65,9 @@ struct probe {
 	char stop_reason[REASON_LEN];
 };
 
-/* The server's GIDS as GID table entries. */
+/* The server's GIDS as GID table entries: every netdev name whole. */
+_Static_assert(sizeof(((struct pp_gid_entry *)0)->ndev) > PP_WIRE_NETDEV_LEN,
+	       "a GID entry holds the 16 bytes of a GIDS netdev and the NUL");
 static struct pp_gid_entry *gids_table(const struct pp_msg *m, int *n)
 {
 	struct pp_gid_entry *t;

@@ -48,7 +48,8 @@
 struct sockaddr;
 #include "pp_wire.h"
 
-#define PP_GID_NDEV_LEN 16 /* IF_NAMESIZE */
+/* IF_NAMESIZE, and room for all 16 bytes a peer's GIDS may carry */
+#define PP_GID_NDEV_LEN (PP_WIRE_NETDEV_LEN + 1)
 #define PP_GID_TEXT_LEN 46 /* INET6_ADDRSTRLEN */
 
 /* What kind of address a GID is. */

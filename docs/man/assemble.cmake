@@ -4,7 +4,7 @@
 # Puts the generated OPTIONS and EXIT STATUS texts where the page says
 # %OPTIONS% and %EXIT_STATUS%, and the installed documents' directory where
 # it says %DOCDIR%.
-cmake_minimum_required(VERSION 3.25)
+cmake_minimum_required(VERSION 3.20...3.25)
 file(READ ${SRC} page)
 file(READ ${OPTIONS} options)
 file(READ ${EXIT} exit_status)

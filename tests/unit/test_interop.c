@@ -422,10 +422,14 @@ START_TEST(test_check_opts)
 	struct pp_opts o = opts(PP_TOOL_SRQ, "h");
 	struct pp_err err = { 0 };
 
-	o.num_qps = 256;
+	/* ibv_srq_pingpong: num_qp must be less than MAX_QP (256) */
+	o.num_qps = 255;
 	ck_assert_int_eq(pp_interop_check_opts(&o, &err), 0);
-	o.num_qps = 257;
+	o.num_qps = 256;
 	ck_assert_int_eq(pp_interop_check_opts(&o, &err), EINVAL);
+	ck_assert_str_eq(
+		err.msg,
+		"-q 256: ibv_srq_pingpong takes fewer than 256 QPs (use -q 255 or less)");
 	o = opts(PP_TOOL_XRC, "h");
 	ck_assert_int_eq(pp_interop_check_opts(&o, &err), 0);
 	o.validate = true;
