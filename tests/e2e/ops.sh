@@ -78,7 +78,7 @@ refused() {
 	bin=$(pp_bin "$tool")
 	pp_client "$name" "$PP_LOGS/$name" "$bin" "$@" "$PP_HOST" || st=$?
 	sed 's/^/    /' "$PP_LOGS/$name"
-	[[ $st != 0 ]] || pp_fail "$name: the client accepted it"
+	pp_expect_status "$st" 2 "$name: the client (a usage error)"
 	pp_expect_grep "$re" "$PP_LOGS/$name" "$name: the client names the rule"
 }
 
@@ -97,7 +97,7 @@ server_refuses() {
 	pp_wait "$spid" || st=$?
 	sed 's/^/    server: /' "$PP_LOGS/$name.server"
 	sed 's/^/    peer: /' "$PP_LOGS/$name.peer"
-	[[ $st != 0 ]] || pp_fail "$name: the server accepted it"
+	pp_expect_status "$st" 1 "$name: the server (a refused HELLO)"
 	pp_expect_grep "$re" "$PP_LOGS/$name.server" "$name: the server names the rule"
 	pp_expect_grep "^ERROR: .*$re" "$PP_LOGS/$name.peer" \
 		"$name: the server's ERROR names the rule"
@@ -201,7 +201,8 @@ refused)
 		'an atomic works on one aligned 8-byte word: use -s 8'
 	# the server's -e and a write: refused there, and the client says why
 	run srv.write.event rc_pingpong -e -- --op write -n 10
-	[[ $sst != 0 && $cst != 0 ]] || pp_fail "srv.write.event: a side accepted it"
+	pp_expect_status "$sst" 1 "srv.write.event: server"
+	pp_expect_status "$cst" 1 "srv.write.event: client"
 	pp_expect_grep "with the server's -e/--events" "$PP_LOGS/srv.write.event.client" \
 		"srv.write.event: the client reports the server's rule"
 	;;
@@ -210,8 +211,8 @@ rkey)
 		export PP_TEST_BAD_RKEY=1
 		run "rkey.$op" rc_pingpong -- --op "$op" -n 20
 		unset PP_TEST_BAD_RKEY
-		[[ $cst != 0 ]] || pp_fail "rkey.$op: the client succeeded"
-		[[ $sst != 0 ]] || pp_fail "rkey.$op: the server succeeded"
+		pp_expect_status "$cst" 1 "rkey.$op: client"
+		pp_expect_status "$sst" 1 "rkey.$op: server"
 		pp_expect_grep '(write|read|fetch-add) completion failed .*remote access error.*the peer refused the '"$op"' at rkey 0x[0-9a-f]+' \
 			"$PP_LOGS/rkey.$op.client" "rkey.$op: the client names the rkey"
 		pp_expect_grep 'client: .*remote access error.*rkey 0x[0-9a-f]+' \

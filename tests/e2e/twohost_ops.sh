@@ -61,8 +61,8 @@ for op in write read; do
 		env PP_TEST_BAD_RKEY=1 "$bin" -d "$PP_DEV" -p "$pp_pair_port" \
 		-n 20 --op "$op" "$PP_ADDR_A"
 	[[ $PP_ROLE == B ]] || continue
-	[[ $pp_sa != 0 ]] || pp_fail "$name: the server on A succeeded"
-	[[ $pp_sb != 0 ]] || pp_fail "$name: the client on B succeeded"
+	pp_expect_status "$pp_sa" 1 "$name: server on A"
+	pp_expect_status "$pp_sb" 1 "$name: client on B"
 	pp_expect_grep "(write|read|fetch-add) completion failed .*remote access error.*the peer refused the $op at rkey 0x[0-9a-f]+" \
 		"$PP_MEET/$name.B" "$name: host B names the rkey"
 	pp_expect_grep 'client: .*remote access error.*rkey 0x[0-9a-f]+' \
