@@ -11,8 +11,10 @@
 #             both values and the fix, and exit 1
 #   trace     --trace shows INIT, RTR and RTS with their attributes and
 #             masks (the GRH with the client's --hop-limit, --tclass and
-#             --flow-label, which the server adopts), the handshake
-#             messages, and the time of each step
+#             --flow-label), the handshake messages, and the time of
+#             each step; the server traces only with its own --trace, and
+#             then shows the client's GRH fields adopted, in its parameters
+#             and its RTR
 #   netdev-down  a VLAN on the rxe netdev, with an address, taken down: its
 #             RoCE v2 GID stays in the table (seen on Debian 12's kernel);
 #             a client with -g on it fails at RTR (Network is unreachable),
@@ -135,6 +137,25 @@ trace)
 	if grep -q 'modify QP' "$PP_LOGS/server"; then
 		pp_fail "the server traced without --trace"
 	fi
+	# the server's own trace: what it adopted from the HELLO and put in
+	# its RTR (it has none of these options itself)
+	run_pair rc_pingpong --trace -- "${pp_gid_opt[@]}" -n 10 \
+		--hop-limit 5 --tclass 32 --flow-label 0x12345
+	pp_expect_status "$sst" 0 "server with --trace"
+	pp_expect_status "$cst" 0 "client, the server with --trace"
+	log=$PP_LOGS/server
+	pp_expect_grep '\] parameters: operation send, size [0-9]+, .*, hop limit 5, traffic class 32, P_Key index 0, flow label 74565, ' \
+		"$log" "server trace: the agreed parameters, the client's"
+	pp_expect_grep "^\[ *[0-9]+\.[0-9]{3} ms \+[0-9]+\.[0-9]{3}\] modify QP 0x[0-9a-f]{6} to RTR$" \
+		"$log" "server trace: the RTR transition"
+	pp_expect_grep '^    ah_attr.grh.hop_limit +5$' "$log" \
+		"server trace: the client's hop limit in its RTR"
+	pp_expect_grep '^    ah_attr.grh.traffic_class +32$' "$log" \
+		"server trace: the client's traffic class in its RTR"
+	pp_expect_grep '^    ah_attr.grh.flow_label +0x12345$' "$log" \
+		"server trace: the client's flow label in its RTR"
+	pp_expect_grep '\] (sent|received) HELLO \([0-9]+ bytes\)$' "$log" \
+		"server trace: handshake messages"
 	;;
 netdev-down)
 	PATH=$PATH:/usr/sbin:/sbin

@@ -7,10 +7,21 @@
 # "server" (against a stock client).  Both sides get the same -s, -n, -m,
 # -q, -g and -c, as our printed parameter line asks.
 #
-# Expected: both exit 0; the stock server finds no invalid data (-c); our
-# side prints the parameter line with those options, the stock result lines
-# for all iterations and its latency summary; the QPNs cross over (our
-# remote QPNs are the stock side's local ones and back).
+# Expected: both exit 0; our side prints the parameter line with those
+# options (-c among them), the stock result lines for all iterations and its
+# latency summary; the QPNs cross over (our remote QPNs are the stock side's
+# local ones and back).
+#
+# The data (-c), by role:
+#   client  our client checks that every reply echoes its message (a
+#           mismatch: exit 3 and a "does not echo" line); the stock server
+#           checks the zero byte at each page of our last message ("invalid
+#           data in page N" on its stdout, exit 0 all the same): both are
+#           asserted.
+#   server  our server checks every message of the stock client by the
+#           stock rule (a mismatch: exit 3 and a "fails the stock -c check"
+#           line): asserted; the stock client checks nothing.
+# Without the stock tool the test fails: tests/install-deps.sh installs it.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -30,8 +41,8 @@ pp_interop_pair "$tr" || {
 pp_need_device
 bin=$(pp_bin "$ours")
 if ! command -v "$stock" >/dev/null; then
-	echo "SKIP: $stock is not installed (Debian: ibverbs-utils)"
-	exit 77
+	echo "FAIL: $stock is not installed (Debian: ibverbs-utils; tests/install-deps.sh)"
+	exit 1
 fi
 
 common=(-d "$PP_DEV" "${pp_gid_opt[@]}" -p "$PP_PORT" -n "$iters" -s "$size" -c)
@@ -76,10 +87,19 @@ pp_expect_grep '^latency usec: n [0-9]+ min [0-9]+\.[0-9]{3} median' \
 	"$ours_log" "ours: latency summary"
 pp_expect_grep "^$iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter$" \
 	"$stock_log" "$stock: iters line"
-if grep -q 'invalid data' "$stock_log"; then
-	pp_fail "$stock found invalid data (-c)"
+pp_expect_grep "^rdma-core mode: the peer must run: $stock .* -c( |$)" \
+	"$ours_log" "ours: -c on (our side checks the data)"
+if grep -Eq 'does not echo|fails the stock -c check|mismatch' "$ours_log"; then
+	pp_fail "our side found wrong data (-c)"
 else
-	echo "ok: $stock reports no invalid data"
+	echo "ok: our $role checked every message (-c) and found nothing wrong"
+fi
+if [[ $role == client ]]; then
+	if grep -q 'invalid data' "$stock_log"; then
+		pp_fail "$stock found invalid data (-c)"
+	else
+		echo "ok: $stock server reports no invalid data"
+	fi
 fi
 
 # The QPNs must cross over: our remote ones are the stock side's local ones.
