@@ -8,8 +8,14 @@
 # same -s, -n, -m, -q and -c, and -g: the index of the host's own IPv4 GID
 # on eth0, read from sysfs (the stock tools have no automatic choice).
 #
-# Expected: both exit 0, the stock side finds no invalid data, ours prints
-# the stock result lines for all iterations, and the QPNs cross over.
+# Expected: both exit 0, ours prints the stock result lines for all
+# iterations and the peer's command line with -c, and the QPNs cross over.
+# The data (-c), by role, as in interop.sh: our client checks that every
+# reply echoes its message, and the stock server checks our messages
+# ("invalid data in page N"); our server checks every message of the stock
+# client by the stock rule, and the stock client checks nothing.  Our
+# side's check fails its run (exit 3, a line naming the message and byte);
+# the stock server's is a line only: both are asserted where they run.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -55,8 +61,13 @@ for tr in rc uc ud srq; do
 			"$ours_log" "$name: ours: stock bytes line, both directions"
 		pp_expect_grep "^$iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter$" \
 			"$stock_log" "$name: $stock: iters line"
-		if grep -q 'invalid data' "$stock_log"; then
-			pp_fail "$name: $stock found invalid data (-c)"
+		pp_expect_grep "^rdma-core mode: the peer must run: $stock .* -c( |$)" \
+			"$ours_log" "$name: ours: -c on (our side checks the data)"
+		if grep -Eq 'does not echo|fails the stock -c check|mismatch' "$ours_log"; then
+			pp_fail "$name: our $role found wrong data (-c)"
+		fi
+		if [[ $role == client ]] && grep -q 'invalid data' "$stock_log"; then
+			pp_fail "$name: $stock server found invalid data (-c)"
 		fi
 		if [[ -z $(qpns "$ours_log" local) ]]; then
 			pp_fail "$name: our side printed no local address"
