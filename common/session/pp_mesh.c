@@ -168,6 +168,22 @@ static void reap(pid_t pid, bool kill_it)
 		;
 }
 
+/* Reap a child that should end by itself within @ms; else kill it. */
+static void reap_within(pid_t pid, int ms)
+{
+	int64_t deadline = pp_deadline(ms);
+	int status;
+
+	while (pp_now_ns() < deadline) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			return;
+		usleep(10000);
+	}
+	reap(pid, true);
+}
+
 /* The GID a session to or from @fd's far end would choose, and why. */
 static void facts_gid(struct pp_session *s, int fd, struct pp_mesh_join *j)
 {
@@ -226,6 +242,7 @@ static void facts_child(struct rank_ctx *c, int out)
 static int read_facts(struct rank_ctx *c, struct pp_mesh_join *j,
 		      struct pp_err *err)
 {
+	uint8_t buf[sizeof(*j) + 1];
 	int fds[2], ret;
 	size_t got;
 	pid_t pid;
@@ -249,12 +266,14 @@ static int read_facts(struct rank_ctx *c, struct pp_mesh_join *j,
 		pp_err_set(err, "--mesh: fork: %s", strerror(ret));
 		return ret;
 	}
-	ret = read_pipe(fds[0], (uint8_t *)j, sizeof(*j) + 1, &got,
+	ret = read_pipe(fds[0], buf, sizeof(buf), &got,
 			pp_deadline((int)c->o->timeout_ms + PIPE_MS), -1);
 	reap(pid, ret != 0);
 	close(fds[0]);
 	if (!ret && got != sizeof(*j))
 		ret = EIO;
+	if (!ret)
+		memcpy(j, buf, sizeof(*j));
 	if (ret)
 		pp_err_set(
 			err,
@@ -1105,7 +1124,7 @@ static int coordinate(struct coord *c, pid_t own)
 	}
 	end_all(c, ret ? ret : v->exit_status,
 		v->stopped ? v->stopped : "the mesh is over");
-	reap(own, false);
+	reap_within(own, SLACK_MS);
 	if (ret)
 		return ret;
 	if (o->json)
