@@ -34,6 +34,10 @@ bad() {
 	fail=1
 }
 
+# Each rank is bounded by this (a mesh of 3 rounds with -T 5 announces up to
+# about 115 s; the emulated guest is slow).
+rank_timeout=$((PP_STEP_TIMEOUT > 240 ? PP_STEP_TIMEOUT : 240))
+
 # start N TOOL ARGS...: N ranks in the background, each in its own process
 # group (timeout makes one), logs $PP_LOGS/rI.out and rI.err; PIDs in pids.
 pids=()
@@ -42,7 +46,7 @@ start() {
 	shift 2
 	pids=()
 	for ((i = 0; i < n; i++)); do
-		timeout -k 5 "$PP_STEP_TIMEOUT" "$tool" "$@" \
+		timeout -k 5 "$rank_timeout" "$tool" "$@" \
 			>"$PP_LOGS/r$i.out" 2>"$PP_LOGS/r$i.err" &
 		pids+=($!)
 	done
@@ -145,7 +149,7 @@ PY
 	pids=()
 	for i in 0 1 2; do
 		SLURM_PROCID=$i SLURM_NTASKS=3 SLURM_STEP_NODELIST=localhost \
-			timeout -k 5 "$PP_STEP_TIMEOUT" "$ud" --mesh -n 100 -c \
+			timeout -k 5 "$rank_timeout" "$ud" --mesh -n 100 -s 64 -c \
 			"${common[@]}" >"$PP_LOGS/r$i.out" 2>"$PP_LOGS/r$i.err" &
 		pids+=($!)
 	done
