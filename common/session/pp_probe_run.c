@@ -55,6 +55,7 @@ struct probe {
 	uint32_t local_mtu, server_mtu, path_mtu; /* active, active, auto */
 	int auto_local, auto_server;		  /* indexes; -1: none */
 	char auto_reason[192];
+	struct pp_probe_notes notes; /* the failed rows' reasons, printed once */
 	struct pp_probe_pair pairs[PP_PROBE_MAX_ROWS];
 	size_t npairs;
 	uint32_t mtus[PP_PROBE_MTUS];
@@ -388,7 +389,7 @@ static void print_header(FILE *f)
 		"MTU", "", "result");
 }
 
-static void print_row(const struct probe *p, const struct row *rw, FILE *f)
+static void print_row(struct probe *p, const struct row *rw, FILE *f)
 {
 	const struct pp_gid_entry *l = &p->loc[rw->l], *r = &p->rem[rw->r];
 	char lip[PP_GID_TEXT_LEN], rip[PP_GID_TEXT_LEN];
@@ -398,11 +399,30 @@ static void print_row(const struct probe *p, const struct row *rw, FILE *f)
 		ip_of(l, lip, sizeof(lip)), r->index,
 		r->ndev[0] ? r->ndev : "-", ip_of(r, rip, sizeof(rip)), rw->mtu,
 		rw->is_auto ? "auto" : "");
-	if (rw->step == PP_PROBE_OK)
+	if (rw->step == PP_PROBE_OK) {
 		fprintf(f, "ok: median %.1f us\n", rw->median_us);
-	else
-		fprintf(f, "failed at %s: %s\n", pp_probe_step_name(rw->step),
-			rw->reason);
+	} else {
+		size_t code = pp_probe_note(&p->notes, rw->reason);
+
+		if (code)
+			fprintf(f, "failed at %s: E%zu\n",
+				pp_probe_step_name(rw->step), code);
+		else
+			fprintf(f, "failed at %s: %s\n",
+				pp_probe_step_name(rw->step), rw->reason);
+	}
+	fflush(f);
+}
+
+/* Below the table: each failure reason once, by its code. */
+static void print_notes(struct probe *p, FILE *f)
+{
+	size_t i;
+
+	if (p->notes.n)
+		fprintf(f, "\n");
+	for (i = 0; i < p->notes.n; i++)
+		fprintf(f, "E%zu: %s\n", i + 1, p->notes.text[i]);
 	fflush(f);
 }
 
@@ -531,6 +551,7 @@ int pp_probe_main(struct pp_opts *o)
 				print_row(p, &p->rows[i], text);
 			p->ndone += p->rows[i].ran;
 		}
+		print_notes(p, text);
 		if (p->stopped) {
 			pp_err_set(&err, "%s (%zu of %zu rows run)",
 				   p->stop_reason, p->ndone, p->nrows);

@@ -3,7 +3,9 @@
  * pp_probe.c - --probe's pairing rules and the step of a failed row: pure
  * functions (pp_probe.h).
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,4 +128,40 @@ const char *pp_probe_step_name(enum pp_probe_step step)
 		return "row deadline";
 	}
 	return "?";
+}
+
+/* @in with every hexadecimal number written "0x...", into @out. */
+static void note_key(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	while (*in && o + 1 < len) {
+		if (in[0] == '0' && in[1] == 'x' &&
+		    isxdigit((unsigned char)in[2])) {
+			in += 2;
+			while (isxdigit((unsigned char)*in))
+				in++;
+			o += (size_t)snprintf(out + o, len - o, "0x...");
+			if (o >= len)
+				o = len - 1;
+			continue;
+		}
+		out[o++] = *in++;
+	}
+	out[o] = '\0';
+}
+
+size_t pp_probe_note(struct pp_probe_notes *notes, const char *reason)
+{
+	char key[PP_PROBE_NOTE_LEN];
+	size_t i;
+
+	note_key(reason, key, sizeof(key));
+	for (i = 0; i < notes->n; i++)
+		if (!strcmp(notes->text[i], key))
+			return i + 1;
+	if (notes->n == PP_PROBE_NOTES)
+		return 0;
+	memcpy(notes->text[notes->n], key, sizeof(key));
+	return ++notes->n;
 }

@@ -116,4 +116,30 @@ enum pp_probe_step pp_probe_step_of(int phase, int ret, const char *msg,
  */
 const char *pp_probe_step_name(enum pp_probe_step step);
 
+/*
+ * The failure reasons of a probe's table, each printed once below it: a row
+ * gives its reason's code ("E1"), the same for every row that failed for the
+ * same reason.  Reasons that differ only in hexadecimal numbers (a QPN, a
+ * vendor error) are the same reason; they are kept with those numbers
+ * written "0x...".
+ */
+#define PP_PROBE_NOTES 32
+#define PP_PROBE_NOTE_LEN 640
+
+struct pp_probe_notes {
+	size_t n;
+	char text[PP_PROBE_NOTES][PP_PROBE_NOTE_LEN];
+};
+
+/**
+ * pp_probe_note() - the code of a failure reason, added to @notes if new
+ * @notes: the reasons so far (zeroed before the first call)
+ * @reason: a row's reason, as its session gave it
+ *
+ * Return: the reason's code, 1 for the first distinct reason and so on; 0
+ * when @notes is full and @reason is not in it (the row then prints the
+ * reason itself).
+ */
+size_t pp_probe_note(struct pp_probe_notes *notes, const char *reason);
+
 #endif /* PP_PROBE_H */

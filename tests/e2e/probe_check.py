@@ -138,6 +138,25 @@ def main():
             fail(f"row {k}: addresses differ: {m[4]} {m[7]} / {r['local']['ip']} {r['server']['ip']}")
     if agree:
         ok("JSON agrees with the table (ok, step of each row)")
+    # A failed row gives a code; the reason is printed once below the table,
+    # its hexadecimal numbers written 0x...
+    notes = dict(re.match(r"^E(\d+): (.+)$", line).groups()
+                 for line in text if re.match(r"^E\d+: ", line))
+    coded = True
+    for r in jrows:
+        m = by_key.get((r["local"]["index"], r["server"]["index"], r["mtu"]))
+        if r["ok"] or not m:
+            continue
+        code = re.fullmatch(r"E(\d+)", m[12] or "")
+        want_note = re.sub(r"0x[0-9a-fA-F]+", "0x...", r["reason"])
+        if not code or notes.get(code[1]) != want_note:
+            coded = False
+            fail(f"row {m[0]!r}: no code whose note below the table is "
+                 f"its reason {want_note!r}")
+    if len(set(notes.values())) != len(notes):
+        fail(f"a reason printed twice below the table: {notes}")
+    elif coded:
+        ok(f"failed rows give codes; {len(notes)} reasons printed once below the table")
     n_ok = sum(1 for r in jrows if r["ok"])
     n_bad = len(jrows) - n_ok
     if n_ok and n_bad:

@@ -244,6 +244,60 @@ START_TEST(step_names)
 }
 END_TEST
 
+/*
+ * The failure reasons below the probe's table: one code per reason, the
+ * same for reasons that differ only in hexadecimal numbers (a QPN).
+ */
+START_TEST(notes)
+{
+	static struct pp_probe_notes n;
+	char many[32];
+	size_t i;
+
+	memset(&n, 0, sizeof(n));
+	ck_assert_uint_eq(
+		pp_probe_note(
+			&n,
+			"send completion failed at iteration 0: transport retry counter exceeded (status 12, vendor error 0x81, QP 0x000011, wr_id 2): the peer's NIC did not acknowledge"),
+		1);
+	ck_assert_uint_eq(
+		pp_probe_note(
+			&n,
+			"send completion failed at iteration 0: transport retry counter exceeded (status 12, vendor error 0x81, QP 0x0000a3, wr_id 2): the peer's NIC did not acknowledge"),
+		1);
+	ck_assert_str_eq(
+		n.text[0],
+		"send completion failed at iteration 0: transport retry counter exceeded (status 12, vendor error 0x..., QP 0x..., wr_id 2): the peer's NIC did not acknowledge");
+	ck_assert_uint_eq(
+		pp_probe_note(
+			&n,
+			"modify QP 0x000013 to RTR failed: Network is unreachable"),
+		2);
+	ck_assert_uint_eq(
+		pp_probe_note(
+			&n,
+			"send completion failed at iteration 1: transport retry counter exceeded (status 12, vendor error 0x81, QP 0x000011, wr_id 2): the peer's NIC did not acknowledge"),
+		3);
+	ck_assert_str_eq(
+		n.text[1],
+		"modify QP 0x... to RTR failed: Network is unreachable");
+	/* a hex digit run without 0x, and "0x" alone, are kept */
+	ck_assert_uint_eq(pp_probe_note(&n, "GID fe80::1 0x"), 4);
+	ck_assert_str_eq(n.text[3], "GID fe80::1 0x");
+	/* full: a known reason keeps its code, a new one gets 0 */
+	for (i = n.n; i < PP_PROBE_NOTES; i++) {
+		snprintf(many, sizeof(many), "reason %zu", i);
+		ck_assert_uint_eq(pp_probe_note(&n, many), i + 1);
+	}
+	ck_assert_uint_eq(pp_probe_note(&n, "one more"), 0);
+	ck_assert_uint_eq(
+		pp_probe_note(
+			&n,
+			"modify QP 0x0000ff to RTR failed: Network is unreachable"),
+		2);
+}
+END_TEST
+
 /* --probe's rows give up sooner on a path that never acknowledges. */
 START_TEST(short_retry)
 {
@@ -316,6 +370,7 @@ static Suite *probe_suite(void)
 	tc = tcase_create("steps");
 	tcase_add_loop_test(tc, step_of, 0, N(step_cases));
 	tcase_add_test(tc, step_names);
+	tcase_add_test(tc, notes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rows");
 	tcase_add_test(tc, short_retry);
