@@ -44,8 +44,9 @@ GAP = "..."
 
 MASKS = [
     # git commit in --version: "(git aef06da)" or "(git aef06da-dirty)"
-    (re.compile(r"\bgit [0-9a-f]{7,40}(-dirty)?"), "git <commit>"),
-    (re.compile(r'"git": "[0-9a-f]{7,40}(-dirty)?"'), '"git": "<commit>"'),
+    # (a build outside a git checkout says "unknown", or null in JSON)
+    (re.compile(r"\bgit (?:[0-9a-f]{7,40}(?:-dirty)?|unknown)"), "git <commit>"),
+    (re.compile(r'"git": (?:"[0-9a-f]{7,40}(?:-dirty)?"|null)'), '"git": "<commit>"'),
     (re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"), "<time>"),
     # the counters that moved (which ones move depends on timing)
     (re.compile(r"(port counters \S+ \([^)]*\): ).*"), r"\1<counters>"),
@@ -58,8 +59,10 @@ MASKS = [
     # the TCP port of a connection (an option's value "-p N" is kept)
     (re.compile(r"\bport \d{4,5}\b"), "port <port>"),
     (re.compile(r"\bpid \d+\b"), "pid <pid>"),
-    # counter deltas: "rcvd_pkts +1592"
-    (re.compile(r"(?<=\w )[+-]\d+\b"), "<delta>"),
+    # counter deltas: "rcvd_pkts +1592" (not "+767.087", a time)
+    (re.compile(r"(?<=\w )[+-]\d+(?![\d.])"), "<delta>"),
+    # messages per second, printed without decimals
+    (re.compile(r"\b\d+ msg/sec"), "<num> msg/sec"),
 ]
 IPV4 = re.compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b")
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
@@ -76,14 +79,16 @@ def mask(line, ints=False):
 
     def protect(m):
         keep.append(m.group(0))
-        return "\0%d\0" % (len(keep) - 1)
+        return "\0" + chr(0xE000 + len(keep) - 1) + "\0"
 
     line = IPV4.sub(protect, line)
     line = DECIMAL.sub("<num>", line)
     if ints:
         line = INTEGER.sub("<int>", line)
         line = BAR.sub("", line)
-    line = re.sub(r"\0(\d+)\0", lambda m: keep[int(m.group(1))], line)
+    line = re.sub("\0(.)\0", lambda m: keep[ord(m.group(1)) - 0xE000], line)
+    # blanks that pad a number to its width: "[ 767.087 ms" and "[1026.559 ms"
+    line = re.sub(r"\[\s+", "[", line)
     return " ".join(line.split())
 
 
