@@ -295,6 +295,73 @@ static const struct opt_def opt_table[] = {
 		.help = "print the port counters that moved during the run, this side's and the server's (they count all traffic on the port)",
 	},
 	{
+		.id = PP_OPT_ODP,
+		.name = "odp",
+		.letter = 'o',
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC) | TOOL_BIT(PP_TOOL_SRQ) |
+			 TOOL_BIT(PP_TOOL_XRC),
+		.help = "register the buffers as an On-Demand-Paging MR (the device must have ODP for the transport and operation)",
+	},
+	{
+		.id = PP_OPT_IODP,
+		.name = "iodp",
+		.letter = 'O',
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC),
+		.help = "implicit On-Demand Paging: one MR for the whole address space (implies -o)",
+	},
+	{
+		.id = PP_OPT_PREFETCH,
+		.name = "prefetch",
+		.letter = 'P',
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC),
+		.help = "prefetch the buffers of the ODP MR (ibv_advise_mr) before the run (needs -o or -O)",
+	},
+	{
+		.id = PP_OPT_TS,
+		.name = "ts",
+		.letter = 't',
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC),
+		.help = "completion timestamps from the device (refused where the device has none)",
+	},
+	{
+		.id = PP_OPT_DM,
+		.name = "dm",
+		.letter = 'j',
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC),
+		.help = "the buffers in device memory (ibv_alloc_dm; refused where the device has none)",
+	},
+	{
+		.id = PP_OPT_NEW_SEND,
+		.name = "new_send",
+		.letter = 'N',
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC),
+		.help = "post sends with the ibv_wr_*() API on an extended QP (ibv_qp_ex) instead of ibv_post_send()",
+	},
+	{
+		.id = PP_OPT_CC_UNPROT,
+		.name = "allow-cc-unprotected",
+		.letter = 'U',
+		.kind = OPT_FLAG,
+		.tools = TOOL_BIT(PP_TOOL_RC),
+		.help = "allow unprotected (shared) memory for the buffers on a Confidential Computing guest (a parent domain with ALLOW_CC_UNPROTECTED_ALLOC, rdma-core v64)",
+	},
+	{
+		.id = PP_OPT_NUM_TESTS,
+		.name = "num_tests",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOL_BIT(PP_TOOL_XRC),
+		.min = 1,
+		.max = PP_MAX_ITERS,
+		.help = "ibv_xsrq_pingpong's name of -n: number of exchanges",
+	},
+	{
 		.id = PP_OPT_NUM_QPS,
 		.name = "num-qp",
 		.letter = 'q',
@@ -540,6 +607,9 @@ static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 	case PP_OPT_MESH_JOIN:
 		*v = o->mesh_join_s;
 		return true;
+	case PP_OPT_NUM_TESTS:
+		*v = o->iters;
+		return true;
 	default:
 		return false;
 	}
@@ -575,6 +645,9 @@ static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 		break;
 	case PP_OPT_MESH_JOIN:
 		o->mesh_join_s = (uint32_t)v;
+		break;
+	case PP_OPT_NUM_TESTS:
+		o->iters = v;
 		break;
 	default:
 		break;
@@ -622,6 +695,28 @@ static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 		break;
 	case PP_OPT_MESH_SERIAL:
 		o->mesh_serial = true;
+		break;
+	case PP_OPT_IODP: /* implicit ODP: ODP too */
+		o->iodp = true;
+		o->odp = true;
+		break;
+	case PP_OPT_ODP:
+		o->odp = true;
+		break;
+	case PP_OPT_PREFETCH:
+		o->prefetch = true;
+		break;
+	case PP_OPT_TS:
+		o->ts = true;
+		break;
+	case PP_OPT_DM:
+		o->dm = true;
+		break;
+	case PP_OPT_CC_UNPROT:
+		o->cc_unprotected = true;
+		break;
+	case PP_OPT_NEW_SEND:
+		o->new_send = true;
 		break;
 	case PP_OPT_HELP:
 		o->help = true;
@@ -731,6 +826,8 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 		break;
 	}
 	o->set |= PP_OPT_BIT(d->id);
+	if (d->id == PP_OPT_NUM_TESTS) /* the stock name of -n: it is -n */
+		o->set |= PP_OPT_BIT(PP_OPT_ITERS);
 	return 0;
 }
 
@@ -931,11 +1028,41 @@ static int opt_check_probe(const struct pp_opts *o, struct pp_err *err)
 	return 0;
 }
 
+/* rdma-core's rules between its letters (rc_pingpong.c, main()). */
+static int opt_check_letters(const struct pp_opts *o, struct pp_err *err)
+{
+	if (o->odp && o->dm) {
+		pp_err_set(
+			err,
+			"-j/--dm and %s: device memory cannot be on demand (drop one of the two)",
+			o->iodp ? "-O/--iodp" : "-o/--odp");
+		return EINVAL;
+	}
+	if (o->cc_unprotected && (o->odp || o->dm)) {
+		pp_err_set(
+			err,
+			"-U/--allow-cc-unprotected and %s: unprotected memory cannot be %s (drop one of the two)",
+			o->dm ? "-j/--dm" : "-o/--odp",
+			o->dm ? "device memory" : "on demand");
+		return EINVAL;
+	}
+	if (o->prefetch && !o->odp) {
+		pp_err_set(
+			err,
+			"-P/--prefetch needs -o/--odp or -O/--iodp: only an On-Demand-Paging MR is prefetched");
+		return EINVAL;
+	}
+	return 0;
+}
+
 static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 {
 	char label[32], why[256];
 	size_t i;
 	int ret;
+
+	if (opt_check_letters(o, err))
+		return EINVAL;
 
 	if ((o->set & PP_OPT_BIT(PP_OPT_ITERS)) &&
 	    (o->set & PP_OPT_BIT(PP_OPT_DURATION))) {

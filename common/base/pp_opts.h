@@ -64,6 +64,14 @@ enum pp_opt_id {
 	PP_OPT_MESH_SERIAL, /* --mesh-serial: one pair at a time */
 	PP_OPT_MESH_JOIN,   /* --mesh-join SEC */
 	PP_OPT_MESH_SVG,    /* --mesh-svg FILE */
+	PP_OPT_ODP,	    /* -o, --odp: an On-Demand-Paging MR */
+	PP_OPT_IODP,	    /* -O, --iodp: implicit ODP (rc_pingpong) */
+	PP_OPT_PREFETCH,    /* -P, --prefetch: ibv_advise_mr() the ODP MR */
+	PP_OPT_TS,	    /* -t, --ts: completion timestamps */
+	PP_OPT_DM,	    /* -j, --dm: the buffer in device memory */
+	PP_OPT_CC_UNPROT,   /* -U, --allow-cc-unprotected */
+	PP_OPT_NUM_TESTS,   /* --num_tests (xrc): ibv_xsrq_pingpong's -n */
+	PP_OPT_NEW_SEND,    /* -N, --new_send: the ibv_wr_*() post API */
 	PP_OPT_COUNT
 };
 
@@ -91,6 +99,17 @@ struct pp_opts {
 	bool json;	     /* --json: one JSON document on stdout */
 	bool histogram;	     /* --histogram: print a histogram */
 	bool probe;	     /* --probe: try every GID pair and MTU */
+	/*
+	 * rdma-core's letters that act on this side's memory or CQ only
+	 * (pp_feat.h): not negotiated, each side checks its own device.
+	 */
+	bool odp;	     /* -o (and -O): the MR on demand */
+	bool iodp;	     /* -O: one implicit ODP MR of the address space */
+	bool prefetch;	     /* -P: prefetch the ODP MR (ibv_advise_mr) */
+	bool ts;	     /* -t: completion timestamps */
+	bool dm;	     /* -j: the buffer in device memory */
+	bool cc_unprotected; /* -U: CoCo unprotected memory */
+	bool new_send;	     /* -N: post with ibv_wr_*() on an ibv_qp_ex */
 	const char *samples_path; /* --samples: raw samples to this file */
 	uint32_t interval_s;	  /* --interval: figures every SEC; 0: none */
 	bool mesh;		  /* --mesh: every pair of N ranks */

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "pp_clock.h"
+#include "pp_feat.h"
 #include "pp_gid.h"
 #include "pp_hist.h"
 #include "pp_report.h"
@@ -130,6 +131,26 @@ static int server_gid(struct pp_session *s)
 	return 0;
 }
 
+/* rdma-core's letters (-o, -O, -P, -t, -j, -U): this device must have them. */
+static int open_feats(struct pp_session *s)
+{
+	struct pp_dev_feats f;
+	int ret;
+
+	if (!pp_feat_wanted(s->o))
+		return 0;
+	ret = pp_feat_query(s->ctx, &f, &s->err);
+	if (ret)
+		return ret;
+	pp_trace_step(
+		&s->trace,
+		"query device %s: ODP general 0x%llx, rc 0x%x, uc 0x%x, ud 0x%x, xrc 0x%x; completion timestamp mask 0x%llx; device memory %llu bytes",
+		s->caps.devname, (unsigned long long)f.odp_general, f.odp_rc,
+		f.odp_uc, f.odp_ud, f.odp_xrc, (unsigned long long)f.ts_mask,
+		(unsigned long long)f.max_dm_size);
+	return pp_feat_check(s->o, &f, s->caps.devname, &s->err);
+}
+
 int pp_session_open(struct pp_session *s, struct pp_opts *o,
 		    const struct pp_exchange *x)
 {
@@ -177,7 +198,7 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o,
 			s->caps.devname);
 		return EOPNOTSUPP;
 	}
-	return 0;
+	return open_feats(s);
 }
 
 /* A step failed after the connection was up: tell the peer, once. */
@@ -286,6 +307,10 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		.pkey_index = p->pkey_index,
 		.use_event = s->o->use_event,
 		.xrcd_path = s->o->xrcd_path,
+		.odp = s->o->odp,
+		.iodp = s->o->iodp,
+		.prefetch = s->o->prefetch,
+		.new_send = s->o->new_send,
 		.plain_send = s->x->plain_send,
 		.op = (enum pp_op)p->op,
 		.is_server = s->conn.is_server,

@@ -78,6 +78,48 @@ static uint32_t inline_wanted(const struct pp_res *r)
 					      PP_MAX_INLINE;
 }
 
+/* The work requests -N posts with ibv_wr_*(): the operation's own. */
+static uint64_t send_ops(const struct pp_res *r)
+{
+	switch (r->attr.op) {
+	case PP_OP_WRITE:
+		return IBV_QP_EX_WITH_RDMA_WRITE;
+	case PP_OP_WRITE_IMM:
+		return IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	case PP_OP_READ:
+		return IBV_QP_EX_WITH_RDMA_READ;
+	case PP_OP_FETCH_ADD:
+		return IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	case PP_OP_CMP_SWAP:
+		return IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+	default:
+		return r->attr.plain_send ? IBV_QP_EX_WITH_SEND :
+					    IBV_QP_EX_WITH_SEND_WITH_IMM;
+	}
+}
+
+/* -N: the same QP, made extended so that ibv_wr_*() can post on it. */
+static struct ibv_qp *create_qp_ex(struct pp_res *r,
+				   struct ibv_qp_init_attr *ia)
+{
+	struct ibv_qp_init_attr_ex iax = {
+		.send_cq = ia->send_cq,
+		.recv_cq = ia->recv_cq,
+		.srq = ia->srq,
+		.cap = ia->cap,
+		.qp_type = ia->qp_type,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = r->pd,
+		.send_ops_flags = send_ops(r),
+	};
+	struct ibv_qp *qp = ibv_create_qp_ex(r->ctx, &iax);
+
+	if (qp)
+		ia->cap = iax.cap;
+	return qp;
+}
+
 static struct ibv_qp *create_qp(struct pp_res *r)
 {
 	struct ibv_qp_init_attr ia = {
@@ -95,11 +137,13 @@ static struct ibv_qp *create_qp(struct pp_res *r)
 	};
 	struct ibv_qp *qp;
 
-	qp = ibv_create_qp(r->pd, &ia);
+	qp = r->attr.new_send ? create_qp_ex(r, &ia) :
+				ibv_create_qp(r->pd, &ia);
 	if (!qp && ia.cap.max_inline_data) {
 		/* The device cannot inline this much: send from the MR. */
 		ia.cap.max_inline_data = 0;
-		qp = ibv_create_qp(r->pd, &ia);
+		qp = r->attr.new_send ? create_qp_ex(r, &ia) :
+					ibv_create_qp(r->pd, &ia);
 	}
 	/* a device may report inline room that was not asked for: unused */
 	if (qp && inline_wanted(r))
@@ -302,10 +346,102 @@ int pp_res_buf_len(uint64_t size, uint32_t recv_len, uint32_t recv_bufs,
 	return 0;
 }
 
+/*
+ * The MR of the buffers: plain, on demand (-o: the device maps the pages
+ * when it first touches them) or implicit (-O: one MR for the whole
+ * address space, its keys good for any buffer of the process).
+ */
+static struct ibv_mr *register_mr(struct pp_res *r)
+{
+	int access = (int)pp_op_mr_access(r->attr.op, r->attr.is_server);
+
+	if (r->attr.odp || r->attr.iodp)
+		access |= IBV_ACCESS_ON_DEMAND;
+	if (r->attr.iodp)
+		return ibv_reg_mr(r->pd, NULL, SIZE_MAX, access);
+	return ibv_reg_mr(r->pd, r->buf, r->buf_len, access);
+}
+
+/* -P: ask the device to map the buffers of the ODP MR now, not at first use. */
+static void prefetch_mr(struct pp_res *r)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)r->buf,
+		.length = (uint32_t)r->buf_len,
+		.lkey = r->mr->lkey,
+	};
+
+	r->prefetch_err = ibv_advise_mr(r->pd,
+					IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	pp_trace_step(r->attr.trace, "prefetch the ODP MR (%zu bytes): %s",
+		      r->buf_len,
+		      r->prefetch_err ? strerror(r->prefetch_err) : "done");
+}
+
+static int register_buffers(struct pp_res *r, struct pp_err *err);
+
+int pp_res_post_new(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
+
+	ibv_wr_start(qx);
+	for (; wr; wr = wr->next) {
+		const struct ibv_sge *sg = wr->sg_list;
+
+		qx->wr_id = wr->wr_id;
+		qx->wr_flags = wr->send_flags;
+		switch (wr->opcode) {
+		case IBV_WR_SEND:
+			ibv_wr_send(qx);
+			break;
+		case IBV_WR_SEND_WITH_IMM:
+			ibv_wr_send_imm(qx, wr->imm_data);
+			break;
+		case IBV_WR_RDMA_WRITE:
+			ibv_wr_rdma_write(qx, wr->wr.rdma.rkey,
+					  wr->wr.rdma.remote_addr);
+			break;
+		case IBV_WR_RDMA_WRITE_WITH_IMM:
+			ibv_wr_rdma_write_imm(qx, wr->wr.rdma.rkey,
+					      wr->wr.rdma.remote_addr,
+					      wr->imm_data);
+			break;
+		case IBV_WR_RDMA_READ:
+			ibv_wr_rdma_read(qx, wr->wr.rdma.rkey,
+					 wr->wr.rdma.remote_addr);
+			break;
+		case IBV_WR_ATOMIC_FETCH_AND_ADD:
+			ibv_wr_atomic_fetch_add(qx, wr->wr.atomic.rkey,
+						wr->wr.atomic.remote_addr,
+						wr->wr.atomic.compare_add);
+			break;
+		case IBV_WR_ATOMIC_CMP_AND_SWP:
+			ibv_wr_atomic_cmp_swp(qx, wr->wr.atomic.rkey,
+					      wr->wr.atomic.remote_addr,
+					      wr->wr.atomic.compare_add,
+					      wr->wr.atomic.swap);
+			break;
+		default:
+			ibv_wr_abort(qx);
+			*bad = wr;
+			return EINVAL;
+		}
+		if (!wr->num_sge)
+			ibv_wr_set_sge_list(qx, 0, NULL);
+		else if (wr->send_flags & IBV_SEND_INLINE)
+			ibv_wr_set_inline_data(qx, (void *)(uintptr_t)sg->addr,
+					       sg->length);
+		else
+			ibv_wr_set_sge(qx, sg->lkey, sg->addr, sg->length);
+	}
+	return ibv_wr_complete(qx);
+}
+
 static int create_buffers(struct pp_res *r, struct pp_err *err)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	size_t send_len;
 	int ret;
 
 	r->recv_len =
@@ -322,8 +458,6 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 			r->recv_bufs > 1 ? " or -r" : "");
 		return ret;
 	}
-	send_len = (r->attr.size + (uint64_t)page - 1) / (uint64_t)page *
-		   (uint64_t)page;
 	ret = posix_memalign((void **)&r->buf, page, r->buf_len);
 	if (ret) {
 		r->buf = NULL;
@@ -335,11 +469,19 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 				"");
 		return ret;
 	}
+	return register_buffers(r, err);
+}
+
+/* The buffers allocated: zero them, find the two areas, register the MR. */
+static int register_buffers(struct pp_res *r, struct pp_err *err)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int ret;
+
 	memset(r->buf, 0, r->buf_len);
 	r->send_buf = r->buf;
-	r->recv_buf = r->buf + send_len;
-	r->mr = ibv_reg_mr(r->pd, r->buf, r->buf_len,
-			   (int)pp_op_mr_access(r->attr.op, r->attr.is_server));
+	r->recv_buf = r->buf + (r->attr.size + page - 1) / page * page;
+	r->mr = register_mr(r);
 	if (!r->mr) {
 		ret = errno ? errno : ENOMEM;
 		pp_err_set(
@@ -351,6 +493,8 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 				"");
 		return ret;
 	}
+	if (r->attr.prefetch)
+		prefetch_mr(r);
 	return 0;
 }
 
@@ -485,10 +629,13 @@ struct pp_res *pp_res_create(struct ibv_context *ctx,
 	ret = create_qps(r, &cfg, err);
 	if (ret)
 		goto out_destroy;
-	pp_trace_step(a->trace, "created %u %s QP%s%s", r->num_qps,
-		      pp_transport_name(a->transport),
-		      r->num_qps > 1 ? "s" : "",
-		      r->max_inline ? " (inline sends)" : "");
+	pp_trace_step(
+		a->trace, "created %u %s QP%s%s%s", r->num_qps,
+		pp_transport_name(a->transport), r->num_qps > 1 ? "s" : "",
+		r->max_inline ? " (inline sends)" : "",
+		a->new_send ?
+			" with ibv_create_qp_ex(): sends posted by ibv_wr_*() (-N)" :
+			"");
 	pp_res_set_size(r, a->size);
 	for (i = 0; i < r->num_qps; i++) {
 		r->local[i] = (struct pp_addr){
@@ -693,7 +840,7 @@ int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
 
 	pp_res_send_wr(r, qp_index, &wr, &sge);
 	wr.imm_data = htonl(seq);
-	return ibv_post_send(r->qp[qp_index], &wr, &bad);
+	return pp_res_post(r, r->qp[qp_index], &wr, &bad);
 }
 
 int pp_res_post_atomic(struct pp_res *r, uint32_t qp_index,
@@ -721,7 +868,7 @@ int pp_res_post_atomic(struct pp_res *r, uint32_t qp_index,
 	wr.wr.atomic.swap = swap;
 	if (is_xrc(r))
 		wr.qp_type.xrc.remote_srqn = r->remote[qp_index].srqn;
-	return ibv_post_send(r->qp[qp_index], &wr, &bad);
+	return pp_res_post(r, r->qp[qp_index], &wr, &bad);
 }
 
 void pp_res_destroy(struct pp_res *r)

@@ -64,6 +64,10 @@ struct pp_res_attr {
 	bool plain_send;       /* IBV_WR_SEND, no immediate (rdma-core peers) */
 	enum pp_op op;	       /* the operation (pp_op.h): access, opcodes */
 	bool is_server;	       /* which side: the access it needs (pp_op.h) */
+	bool odp;	       /* -o: the MR on demand (pp_feat.h checked) */
+	bool iodp;     /* -O: one implicit ODP MR, address 0, SIZE_MAX */
+	bool prefetch; /* -P: ibv_advise_mr() the buffers (ODP) */
+	bool new_send; /* -N: QPs by ibv_create_qp_ex(), posts by ibv_wr_*() */
 	/*
 	 * Each posted receive its own buffer, rx_depth of them (-c on a lossy
 	 * transport, one QP): a message stays as it came until it is checked,
@@ -90,6 +94,7 @@ struct pp_res {
 	uint32_t recv_bufs; /* receive buffers: 1, or rx_depth (buf_per_recv) */
 	uint32_t recv_next; /* the buffer of the next receive posted */
 	struct ibv_mr *mr;
+	int prefetch_err; /* -P: errno of ibv_advise_mr(); the run goes on */
 	struct ibv_cq *cq;
 	int xrcd_fd; /* XRC: the domain file, open; else -1 */
 	struct ibv_xrcd *xrcd;
@@ -266,6 +271,37 @@ int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq);
  */
 int pp_res_post_atomic(struct pp_res *r, uint32_t qp_index,
 		       uint64_t compare_add, uint64_t swap);
+
+/**
+ * pp_res_post_new() - post a chain of send work requests through the
+ * ibv_wr_*() API (-N): ibv_wr_start(), one ibv_wr_<opcode>() and its SGE or
+ * inline data per request, ibv_wr_complete(); the signature of
+ * ibv_post_send(), so a loop can hold either
+ * @qp: a QP made with -N (pp_res_attr.new_send)
+ * @wr: the chain, as for ibv_post_send()
+ * @bad: set to the request whose opcode has no ibv_wr_*() here
+ *
+ * Return: 0, EINVAL (an opcode not handled) or ibv_wr_complete()'s errno.
+ */
+int pp_res_post_new(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad);
+
+/**
+ * pp_res_post() - post @wr on @qp, one of @r's, with the API the run uses
+ * @r: the resources (attr.new_send: pp_res_post_new(); else ibv_post_send())
+ * @qp: the QP
+ * @wr: the chain
+ * @bad: the first request not posted
+ *
+ * Return: 0 or the errno of the post.
+ */
+static inline int pp_res_post(const struct pp_res *r, struct ibv_qp *qp,
+			      struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	if (r->attr.new_send)
+		return pp_res_post_new(qp, wr, bad);
+	return ibv_post_send(qp, wr, bad);
+}
 
 /**
  * pp_res_destroy() - release everything, in reverse order

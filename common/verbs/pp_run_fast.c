@@ -352,7 +352,8 @@ static void fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
 	*f = (struct fast){
 		.s = s,
 		.poll = r->cq->context->ops.poll_cq,
-		.post = r->qp[0]->context->ops.post_send,
+		.post = r->attr.new_send ? pp_res_post_new :
+					   r->qp[0]->context->ops.post_send,
 		.cq = r->cq,
 		.qp = r->qp[0],
 		.h = s->cur,

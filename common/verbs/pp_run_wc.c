@@ -225,7 +225,7 @@ int pp_run_post_swr(struct run *s, uint32_t q, uint32_t imm_be)
 		s->swr.send_flags |= IBV_SEND_SIGNALED;
 	else
 		s->swr.send_flags &= ~(unsigned int)IBV_SEND_SIGNALED;
-	ret = ibv_post_send(r->qp[q], &s->swr, &bad);
+	ret = pp_res_post(r, r->qp[q], &s->swr, &bad);
 	if (!ret && signaled) {
 		r->unsignaled = 0;
 		s->send_busy = true;

@@ -76,7 +76,7 @@ for tool in rc_pingpong ud_pingpong srq_pingpong xrc_pingpong; do
 	fi
 	# every option of --help, and no other
 	want=$("$build/$tool/$tool" --help |
-		sed -nE 's/^ +(-([A-Za-z]), )?--([a-z-]+).*/-\2 --\3/p' |
+		sed -nE 's/^ +(-([A-Za-z]), )?--([a-z_-]+).*/-\2 --\3/p' |
 		tr ' ' '\n' | grep -v '^-$' | sort | paste -sd' ')
 	[[ -n $want ]] || { echo "completion: no options in $tool --help" >&2; exit 1; }
 	expect "$want" "$tool" -

@@ -674,11 +674,18 @@ START_TEST(test_usage_rc)
 		"(default 500)",
 		"(default 1000)",
 		"(default 5)",
-		"(default: on\n",
-		"RoCE, chosen and printed; on IB, none)",
+		"(default: on RoCE, chosen and printed; on IB,\n",
+		" none)\n",
+		"-o, --odp ",
+		"-O, --iodp ",
+		"-P, --prefetch ",
+		"-t, --ts ",
+		"-j, --dm ",
+		"-U, --allow-cc-unprotected ",
+		"-N, --new_send ",
 		"--show-gids",
 		"--trace",
-		"first device with an active port",
+		"first device with an active\n",
 		"--op=OP",
 		"(default send)",
 	};
@@ -980,6 +987,83 @@ START_TEST(test_parse_counters)
 }
 END_TEST
 
+/* rdma-core v64's letters: rc's -o -O -P -t -j -U, srq's and xrc's -o. */
+START_TEST(test_parse_stock_letters)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "");
+	ck_assert(!o.odp && !o.iodp && !o.prefetch && !o.ts && !o.dm &&
+		  !o.cc_unprotected);
+	expect_ok(&o, PP_TOOL_RC, "-o h");
+	ck_assert(o.odp && !o.iodp);
+	expect_ok(&o, PP_TOOL_RC, "-O");
+	ck_assert(o.odp && o.iodp); /* implicit ODP is ODP */
+	expect_ok(&o, PP_TOOL_RC, "-oP");
+	ck_assert(o.odp && o.prefetch);
+	expect_ok(&o, PP_TOOL_RC, "--odp --prefetch --ts");
+	ck_assert(o.odp && o.prefetch && o.ts);
+	expect_ok(&o, PP_TOOL_RC, "-t -j");
+	ck_assert(o.ts && o.dm && !o.odp);
+	expect_ok(&o, PP_TOOL_RC, "--iodp");
+	ck_assert(o.iodp);
+	expect_ok(&o, PP_TOOL_RC, "-U");
+	ck_assert(o.cc_unprotected);
+	expect_ok(&o, PP_TOOL_RC, "-N -c h");
+	ck_assert(o.new_send && o.validate && !o.odp);
+	expect_ok(&o, PP_TOOL_RC, "--new_send --rdma-core");
+	ck_assert(o.new_send && o.rdma_core);
+	expect_ok(&o, PP_TOOL_RC, "--allow-cc-unprotected");
+	ck_assert(o.cc_unprotected);
+	expect_ok(&o, PP_TOOL_SRQ, "-o");
+	ck_assert(o.odp);
+	expect_ok(&o, PP_TOOL_XRC, "--odp");
+	ck_assert(o.odp);
+	/* each side's own memory: allowed toward a stock peer */
+	expect_ok(&o, PP_TOOL_RC, "--rdma-core -o h");
+	ck_assert(o.odp && o.rdma_core);
+
+	/* rdma-core's rules between them */
+	expect_fail(PP_TOOL_RC, "-o -j", EINVAL, "-j/--dm and -o/--odp",
+		    "cannot be on demand");
+	expect_fail(PP_TOOL_RC, "-O -j", EINVAL, "-j/--dm and -O/--iodp",
+		    "cannot be on demand");
+	expect_fail(PP_TOOL_RC, "-U -o", EINVAL, "-U/--allow-cc-unprotected",
+		    "cannot be on demand");
+	expect_fail(PP_TOOL_RC, "-U -j", EINVAL, "-U/--allow-cc-unprotected",
+		    "cannot be device memory");
+	expect_fail(PP_TOOL_RC, "-P", EINVAL, "-P/--prefetch needs -o/--odp",
+		    "On-Demand-Paging MR");
+	expect_fail(PP_TOOL_RC, "--dm=1", EINVAL, "--dm", "takes no value");
+	/* the stock tools that lack them */
+	expect_fail(PP_TOOL_UD, "-o", EINVAL, "unknown option", "'-o'");
+	expect_fail(PP_TOOL_SRQ, "-O", EINVAL, "unknown option", "'-O'");
+	expect_fail(PP_TOOL_SRQ, "-t", EINVAL, "unknown option", "'-t'");
+	expect_fail(PP_TOOL_XRC, "-j", EINVAL, "unknown option", "'-j'");
+	expect_fail(PP_TOOL_UD, "-N", EINVAL, "unknown option", "'-N'");
+}
+END_TEST
+
+/* xrc: ibv_xsrq_pingpong's --num_tests is our -n; our -c stays --chk. */
+START_TEST(test_parse_xrc_stock_names)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_XRC, "--num_tests 7 h");
+	ck_assert_uint_eq(o.iters, 7);
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_ITERS));
+	expect_ok(&o, PP_TOOL_XRC, "--num_tests=0x10 -c");
+	ck_assert_uint_eq(o.iters, 16);
+	ck_assert(o.validate);
+	expect_fail(PP_TOOL_XRC, "--num_tests 0", ERANGE, "--num_tests",
+		    "allowed 1..");
+	expect_fail(PP_TOOL_XRC, "--num_tests 5 -D 2", EINVAL, "-n/--iters",
+		    "-D/--duration");
+	expect_fail(PP_TOOL_RC, "--num_tests 5", EINVAL, "unknown option",
+		    "'--num_tests'");
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -1023,6 +1107,8 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_usage_rc);
 	tcase_add_test(tc, test_usage_ud);
 	tcase_add_test(tc, test_parse_op);
+	tcase_add_test(tc, test_parse_stock_letters);
+	tcase_add_test(tc, test_parse_xrc_stock_names);
 	tcase_add_test(tc, test_usage_srq_xrc);
 	tcase_add_test(tc, test_usage_matches_parser);
 	suite_add_tcase(s, tc);
