@@ -16,6 +16,9 @@ packages=(
 	# tests (tests/valgrind.sh), callgrind (tests/bench/icount.sh,
 	# unit.cgsplit)
 	gdb valgrind
+	# the N-host bed (guest.sh --hosts N): Slurm and munge run in the guests;
+	# e2e.mesh.* render --mesh-svg pictures with rsvg-convert
+	slurmd slurmctld slurm-client munge librsvg2-bin
 	# reference tools and interop peers
 	ibverbs-utils perftest
 	# the e2e scripts' JSON and interval checks, unit.test_json's second

@@ -47,3 +47,26 @@ set_tests_properties(e2e.pair.stop PROPERTIES
 	FIXTURES_CLEANUP softroce_pair
 	LABELS e2e
 	TIMEOUT 120)
+
+# N hosts and a real Slurm (docs/testing.md): one shared bed of four guests,
+# node01-node04 (hosts A-D) on one emulated segment, slurmctld on A, slurmd
+# and munged on each, for all e2e.mesh.* tests, booted by e2e.mesh.start and
+# powered off by e2e.mesh.stop. The bed boots after the single guest and the
+# pair are gone (DEPENDS, when they are selected).
+set(PP_E2E_MESH_DIR ${CMAKE_BINARY_DIR}/softroce-mesh)
+
+add_test(NAME e2e.mesh.start
+	COMMAND ${PROJECT_SOURCE_DIR}/tests/softroce/guest.sh
+	--hosts 4 --timeout 300 --start ${PP_E2E_MESH_DIR})
+add_test(NAME e2e.mesh.stop
+	COMMAND ${PROJECT_SOURCE_DIR}/tests/softroce/guest.sh
+	--hosts 4 --stop ${PP_E2E_MESH_DIR})
+set_tests_properties(e2e.mesh.start PROPERTIES
+	FIXTURES_SETUP softroce_mesh
+	DEPENDS "e2e.guest.stop;e2e.pair.stop"
+	LABELS e2e
+	TIMEOUT 400)
+set_tests_properties(e2e.mesh.stop PROPERTIES
+	FIXTURES_CLEANUP softroce_mesh
+	LABELS e2e
+	TIMEOUT 120)

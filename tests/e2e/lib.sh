@@ -19,6 +19,11 @@
 #            10.99.1.1 and 10.99.1.2)
 #   PP_MEET  a directory both sides see: they meet there (pp_tell, pp_hear)
 #
+# N hosts and Slurm (tests/softroce/guest.sh --hosts N): the same script
+# runs on every host, with PP_ROLE (A, B, ...), PP_HOSTS (every role),
+# PP_ADDR_<ROLE>, PP_NODE_<ROLE> (host and Slurm node names), PP_MEET and
+# SLURM_CONF; host A runs slurmctld (pp_mesh_need).
+#
 # This file owns the EXIT trap: it kills leftover processes and removes
 # $PP_LOGS, the directory for the logs of this run.
 
@@ -297,6 +302,36 @@ pp_pair_run() {
 			sed 's/^/    /' "$PP_MEET/$name.$side" 2>/dev/null || true
 		done
 	fi
+}
+
+# --- N hosts and Slurm -----------------------------------------------------
+
+pp_hosts=() # pp_mesh_need: the roles of the bed's hosts, A first
+pp_nodes=() # and their host (and Slurm node) names
+
+# pp_mesh_need: exit 1 unless this is one host of a bed of N hosts with
+# Slurm.
+pp_mesh_need() {
+	local role var
+	if [[ ${PP_ROLE:-} != [A-I] || -z ${PP_HOSTS:-} || ! -d ${PP_MEET:-} ||
+		-z ${SLURM_CONF:-} ]]; then
+		echo "FAIL: a test of N hosts: run it with tests/softroce/guest.sh --hosts N"
+		exit 1
+	fi
+	read -r -a pp_hosts <<<"$PP_HOSTS"
+	for role in "${pp_hosts[@]}"; do
+		var=PP_NODE_$role
+		pp_nodes+=("${!var}")
+	done
+	PATH=$PATH:/usr/sbin:/sbin
+	pp_need_device
+}
+
+# pp_hear_from ROLE NAME [SECONDS]: pp_hear NAME, told by host ROLE.
+pp_hear_from() {
+	local pp_peer=$1
+	shift
+	pp_hear "$@"
 }
 
 # pp_gid_of IP NETDEV: the index of the RoCE v2 GID of IP on NETDEV in

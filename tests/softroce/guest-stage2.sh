@@ -32,14 +32,30 @@ fail() {
 # --- Soft-RoCE -------------------------------------------------------------
 
 ip link set lo up || fail "cannot bring up lo"
-pair=
-[[ ! -r $share/pair ]] || read -r role addr_a addr_b <"$share/pair"
+peers=()
+[[ ! -r $share/role ]] || read -r role <"$share/role"
 if [[ -n ${role:-} ]]; then
-	# Host A or B of a pair (guest.sh --pair): rxe0 on the virtio NIC, and
-	# the directory both hosts see on /run/pp-meet.
-	pair=1
-	mine=$addr_a peer=$addr_b
-	[[ $role == A ]] || mine=$addr_b peer=$addr_a
+	# Host A, B, ... of a pair (guest.sh --pair) or a bed (--hosts N):
+	# rxe0 on the virtio NIC, and the directory all hosts see on
+	# /run/pp-meet. The share's "hosts" has a line "ROLE ADDR [NAME]" per
+	# host; with names, they are the host names (hostname, /etc/hosts).
+	etc_hosts=$'127.0.0.1	localhost
+'
+	while read -r r addr name; do
+		if [[ $r == "$role" ]]; then
+			mine=$addr myname=$name
+		else
+			peers+=("$addr")
+		fi
+		[[ -z $name ]] || etc_hosts+="$addr"$'	'"$name $r"$'
+'
+	done <"$share/hosts"
+	[[ -n ${mine:-} ]] || fail "host $role is not in the bed's list of hosts"
+	if [[ -n $myname ]]; then
+		hostname "$myname" || fail "cannot set the host name $myname"
+		printf '%s' "$etc_hosts" >/run/hosts
+		mount --bind /run/hosts /etc/hosts || fail "cannot bind /run/hosts on /etc/hosts"
+	fi
 	netdev=eth0
 	[[ -e /sys/class/net/eth0 ]] || fail "host $role has no eth0 (virtio_net)"
 	if ! { ip addr add "$mine/24" dev eth0 && ip link set eth0 up; }; then
@@ -66,17 +82,62 @@ for _ in $(seq 100); do
 done
 grep -q ACTIVE "$port/state" || fail "rxe0 port 1 is not ACTIVE: $(cat "$port/state")"
 grep -q ffff "$port/gids/1" || fail "rxe0 has no IPv4 GID at index 1"
-if [[ -n $pair ]]; then
-	# The peer boots at the same time: wait (at most 120 s) until it answers
-	# ARP, prodded by a UDP datagram to the discard port.
+# The peers boot at the same time: wait (at most 120 s) until each answers
+# ARP, prodded by a UDP datagram to the discard port.
+for peer in "${peers[@]}"; do
 	for _ in $(seq 600); do
-		echo >"/dev/udp/$peer/9" 2>/dev/null || true
 		ip neigh show "$peer" dev eth0 | grep -Eq 'REACHABLE|STALE|DELAY' && break
+		echo >"/dev/udp/$peer/9" 2>/dev/null || true
 		sleep 0.2
 	done
 	ip neigh show "$peer" dev eth0 | grep -Eq 'REACHABLE|STALE|DELAY' ||
 		fail "host $role ($mine) cannot reach host $peer over eth0"
-fi
+done
+
+# --- Slurm (guest.sh --hosts) ----------------------------------------------
+
+# The daemons outlive the jobs: sweep spares them.
+daemons=()
+
+# slurm_up: munged, slurmctld on host A, slurmd; the configuration and the
+# munge key come in the share's slurm/. Returns once this host's node is
+# idle (at most 120 s).
+slurm_up() {
+	local c=/sys/fs/cgroup ctl ctls state=''
+	export SLURM_CONF=/run/slurm/slurm.conf PATH=$PATH:/usr/sbin:/sbin
+	mkdir -p /run/munge /run/slurm/state /run/slurm/spool
+	if ! cp "$share/slurm/slurm.conf" "$share/slurm/cgroup.conf" /run/slurm/ ||
+		! install -m 400 "$share/slurm/munge.key" /run/munge/munge.key; then
+		fail "cannot copy the Slurm configuration to /run"
+	fi
+	munged -F --force --key-file=/run/munge/munge.key \
+		--socket=/run/munge/munge.socket.2 --pid-file=/run/munge/munged.pid \
+		--log-file=/run/munge/munged.log --seed-file=/run/munge/munged.seed \
+		</dev/null >/run/munge/munged.out 2>&1 &
+	daemons+=($!)
+	# slurmd needs cgroup v2 with the controllers enabled, and no systemd
+	# (cgroup.conf: IgnoreSystemd).
+	mount -t cgroup2 none $c || fail "cannot mount cgroup2 on $c"
+	mkdir -p $c/system.slice
+	read -r -a ctls <$c/cgroup.controllers
+	for ctl in "${ctls[@]}"; do
+		echo "+$ctl" >$c/cgroup.subtree_control
+		echo "+$ctl" >$c/system.slice/cgroup.subtree_control
+	done 2>/dev/null
+	if [[ $role == A ]]; then
+		slurmctld -D </dev/null >/run/slurm/slurmctld.out 2>&1 &
+		daemons+=($!)
+	fi
+	slurmd -D -N "$myname" </dev/null >/run/slurm/slurmd.out 2>&1 &
+	daemons+=($!)
+	for _ in $(seq 120); do
+		state=$(sinfo -h -n "$myname" -o %T 2>/dev/null)
+		[[ $state != idle ]] || return 0
+		sleep 1
+	done
+	fail "Slurm node $myname (host $role) not idle within 120 s (sinfo: ${state:-no answer}; slurmd: $(tail -n 1 /run/slurm/slurmd.log 2>/dev/null))"
+}
+[[ ! -d $share/slurm ]] || slurm_up
 echo ready >"$share/ready"
 
 # --- Jobs ------------------------------------------------------------------
@@ -95,6 +156,7 @@ sweep() {
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
 		((p == 1 || p == $$)) && continue
+		[[ " ${daemons[*]} " != *" $p "* ]] || continue
 		[[ -e /proc/$p/exe ]] && kill -KILL "$p" 2>/dev/null
 	done
 	return 0

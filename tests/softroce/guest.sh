@@ -3,9 +3,9 @@
 #
 # Run test scripts where an RDMA device exists.
 #
-# Usage: tests/softroce/guest.sh [--pair] [--timeout SECONDS] SCRIPT [ARGS...]
-#        tests/softroce/guest.sh [--pair] [--timeout SECONDS] --start DIR
-#        tests/softroce/guest.sh [--pair] --stop DIR
+# Usage: tests/softroce/guest.sh [--pair | --hosts N] [--timeout SECONDS] SCRIPT [ARGS...]
+#        tests/softroce/guest.sh [--pair | --hosts N] [--timeout SECONDS] --start DIR
+#        tests/softroce/guest.sh [--pair | --hosts N] --stop DIR
 #
 # If the host has an RDMA device with an ACTIVE port (and PP_FORCE_VM is not
 # 1), SCRIPT runs right here. Otherwise Debian's stock kernel boots in QEMU
@@ -27,6 +27,16 @@
 # pair. With PP_HOST_A and PP_HOST_B set, the two sides run on those real
 # hosts over ssh instead (docs/testing.md).
 #
+# --hosts N: N hosts (2 to 9) and a real Slurm. N guests A, B, C, ... with
+# host names node01, node02, ..., each with its own kernel, eth0
+# (10.99.5.1/24, .2, ...) and rxe0 on it, all on one emulated Ethernet
+# segment (QEMU's multicast socket netdev, a hub); munged on every guest,
+# slurmctld on A, slurmd on every guest (slurm.conf named by SLURM_CONF).
+# SCRIPT runs on all of them at once, as for --pair, with PP_ROLE, PP_HOSTS
+# (the roles: A B C ...), PP_ADDR_<ROLE>, PP_NODE_<ROLE> (the host name),
+# PP_HOST=PP_ADDR_A, PP_PORT and PP_MEET; PP_GUEST_MESH names the state
+# directory of a shared bed.
+#
 # SCRIPT's output is printed here and its exit status is ours. When the test
 # bed itself fails, one "softroce: <what failed>" line is printed and the
 # status is 1, never 77: a broken bed must fail tests, not skip them. See
@@ -46,9 +56,11 @@ cache=${PP_SOFTROCE_CACHE:-/var/cache/pp-softroce}
 modules=(virtio_pci 9pnet_virtio 9p crc32_generic failover net_failover
 	virtio_net rdma_rxe ib_uverbs veth sch_netem 8021q)
 pair=0     # --pair: two guests
+hosts=0    # --hosts N: N guests and Slurm
 job_env='export PP_DEV=rxe0 PP_GID=1 PP_HOST=127.0.0.1'
 pair_addr_a=10.99.1.1
 pair_addr_b=10.99.1.2
+roles=(A B C D E F G H I) # the hosts of a pair or a bed, in order
 
 die() {
 	echo "$prog: $*"
@@ -56,8 +68,8 @@ die() {
 }
 
 usage() {
-	echo "usage: $0 [--pair] [--timeout SECONDS] SCRIPT [ARGS...]" >&2
-	echo "       $0 [--pair] [--timeout SECONDS] --start DIR | --stop DIR" >&2
+	echo "usage: $0 [--pair | --hosts N] [--timeout SECONDS] SCRIPT [ARGS...]" >&2
+	echo "       $0 [--pair | --hosts N] [--timeout SECONDS] --start DIR | --stop DIR" >&2
 	exit 2
 }
 
@@ -76,6 +88,11 @@ while (($#)); do
 		pair=1
 		shift
 		;;
+	--hosts)
+		(($# >= 2)) || usage
+		hosts=$2
+		shift 2
+		;;
 	--start | --stop)
 		(($# >= 2)) || usage
 		mode=${1#--}
@@ -91,6 +108,14 @@ while (($#)); do
 	esac
 done
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || usage
+if [[ $hosts != 0 ]]; then
+	[[ $hosts =~ ^[2-9]$ ]] || die "--hosts $hosts: give 2 to 9 hosts"
+	((!pair)) || die "--pair and --hosts: give one of them"
+	roles=("${roles[@]:0:hosts}")
+	pair=1 # N hosts are a pair with more roles
+else
+	roles=(A B)
+fi
 if [[ $mode == run ]]; then
 	(($# >= 1)) || usage
 	script=$(realpath -- "$1")
@@ -119,15 +144,23 @@ host_device() {
 	return 1
 }
 
-# pair_exit SA SB: exit with the status of a pair job from its two sides
-# statuses: 0 when both passed, 1 when either failed, else 77 (skipped).
+# pair_status STATUS...: print the status of a job of a pair or a bed from
+# its sides' statuses: 0 when all passed, 1 when any failed, else 77
+# (skipped). pair_exit STATUS...: exit with it.
+pair_status() {
+	local st all=0
+	for st; do
+		if ((st != 0 && st != 77)); then
+			echo 1
+			return
+		fi
+		all=$((all | st))
+	done
+	echo $((all ? 77 : 0))
+}
+
 pair_exit() {
-	if (($1 == 0 && $2 == 0)); then
-		exit 0
-	elif (($1 != 0 && $1 != 77 || $2 != 0 && $2 != 77)); then
-		exit 1
-	fi
-	exit 77
+	exit "$(pair_status "$@")"
 }
 
 # Two real hosts (--pair with PP_HOST_A and PP_HOST_B): SCRIPT runs on both
@@ -173,7 +206,7 @@ run_ssh_pair() {
 	pair_exit "$sa" "$sb"
 }
 
-if ((pair)) && [[ -n ${PP_HOST_A:-} && -n ${PP_HOST_B:-} ]]; then
+if ((pair && !hosts)) && [[ -n ${PP_HOST_A:-} && -n ${PP_HOST_B:-} ]]; then
 	if [[ $mode != run ]]; then
 		echo "$prog: two real hosts (PP_HOST_A, PP_HOST_B), no guests to $mode"
 		exit 0
@@ -355,8 +388,9 @@ submit_job() {
 if [[ $mode == stop ]]; then
 	if ((pair)); then
 		st=0
-		stop_guest "$dir/a" || st=1
-		stop_guest "$dir/b" || st=1
+		for role in "${roles[@]}"; do
+			stop_guest "$dir/${role,,}" || st=1
+		done
 		rm -rf "$dir"
 		exit "$st"
 	fi
@@ -494,7 +528,9 @@ prepare_share() {
 }
 
 # boot_qemu SHARE CONSOLE [setsid] [QEMU-ARGS...]: start QEMU in the
-# background, PID in $qemu_pid. QEMU-ARGS default to -smp 2 -nic none.
+# background, PID in $qemu_pid. QEMU-ARGS default to -smp 2 -nic none; the
+# guest has $guest_mem MiB.
+guest_mem=1024
 boot_qemu() {
 	local share=$1 console=$2 prefix=()
 	shift 2
@@ -503,7 +539,7 @@ boot_qemu() {
 		shift
 	}
 	(($#)) || set -- -smp 2 -nic none
-	"${prefix[@]}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 1024 "$@" \
+	"${prefix[@]}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$guest_mem" "$@" \
 		-nographic -no-reboot \
 		-kernel "$entry/vmlinuz" -initrd "$entry/initrd.img" \
 		-append "console=ttyS0 quiet panic=-1" \
@@ -523,10 +559,10 @@ boot_failure() {
 # boot_guest DIR [ROLE]: boot a shared guest in the background, state in
 # DIR, in its own session (CTest must not wait for it nor kill it with the
 # setup test). A guest left in DIR by an interrupted run is stopped first.
-# ROLE A or B: that host of the pair whose state directory is DIR/.. (ports,
-# meet/).
+# ROLE A, B, ...: that host of the pair or bed whose state directory is
+# DIR/.. (hosts, meet/; ports for a pair, mcast and slurm for a bed).
 boot_guest() {
-	local dir=$1 role=${2:-} up=${1%/*} p1 p2 mac qemu_args
+	local dir=$1 role=${2:-} up=${1%/*} p1 p2 n mac netdev qemu_args
 	[[ ! -e $dir/qemu.pid ]] || stop_guest "$dir" >/dev/null || true
 	rm -rf "$dir"
 	mkdir -p "$dir" || die "cannot create $dir"
@@ -535,17 +571,25 @@ boot_guest() {
 	echo "${PP_GUEST_IDLE:-900}" >"$dir/share/idle"
 	qemu_args=(-smp 2 -nic none)
 	if [[ -n $role ]]; then
-		# A binds P1 and sends to P2, B the other way round.
-		read -r p1 p2 <"$up/ports"
-		mac=52:54:00:99:01:01
-		if [[ $role == B ]]; then
-			read -r p2 p1 <"$up/ports"
-			mac=52:54:00:99:01:02
+		n=$(($(printf %d "'$role") - 64)) # A is 1
+		if [[ -e $up/mcast ]]; then
+			# A bed: every guest on the multicast hub.
+			read -r p1 <"$up/mcast"
+			mac=52:54:00:99:04:0$n
+			netdev=socket,id=n0,mcast=239.255.77.1:$p1,localaddr=127.0.0.1
+			guest_mem=768
+			[[ ! -e $up/slurm ]] || cp -r "$up/slurm" "$dir/share/slurm"
+		else
+			# A pair: A binds P1 and sends to P2, B the other way round.
+			read -r p1 p2 <"$up/ports"
+			mac=52:54:00:99:01:0$n
+			[[ $role == A ]] || read -r p2 p1 <"$up/ports"
+			netdev=socket,id=n0,udp=127.0.0.1:$p2,localaddr=127.0.0.1:$p1
 		fi
-		echo "$role $pair_addr_a $pair_addr_b" >"$dir/share/pair"
-		# One vCPU each: two guests on a 2-core machine.
-		qemu_args=(-smp 1
-			-netdev "socket,id=n0,udp=127.0.0.1:$p2,localaddr=127.0.0.1:$p1"
+		echo "$role" >"$dir/share/role"
+		cp "$up/hosts" "$dir/share/hosts"
+		# One vCPU each: two or more guests on a 2-core machine.
+		qemu_args=(-smp 1 -netdev "$netdev"
 			-device "virtio-net-pci,netdev=n0,mac=$mac"
 			-virtfs "local,path=$up/meet,mount_tag=ppmeet,security_model=none")
 	fi
@@ -601,22 +645,83 @@ free_udp_port() {
 	return 1
 }
 
-# submit_pair DIR: run "${cmd[@]}" on both hosts of the shared pair in DIR,
-# at once, as jobs with PP_ROLE=A and B; print A's output, then B's; the
-# status is 0 if both passed, 77 if both skipped or one skipped and the
-# other passed, else 1. A host that the script powered off (it wrote
-# PP_MEET/poweroff-ROLE first) counts as passed and is booted again. A test
-# that failed with the link between the guests dead (pair_link) runs once
-# more on the pair booted again, its status then that run's, unless the
-# test takes links down itself (twohost_faults.sh: a dead link may be its
-# own failure, so it fails); each run's statuses are printed.
+# slurm_files HOSTS DIR: the Slurm configuration of a bed whose hosts are
+# the lines "ROLE ADDR NAME" of HOSTS, into DIR: slurm.conf and cgroup.conf
+# (stage 2 copies them to /run/slurm, named by SLURM_CONF), munge.key (the
+# one key of every guest). slurmctld runs on the first host; each node
+# claims 4 CPUs on its one vCPU (config_overrides), so that "srun -n 16"
+# fits on 4 guests.
+slurm_files() {
+	local role addr name first=''
+	mkdir -p "$2"
+	{
+		cat <<-'EOF'
+			# Written by tests/softroce/guest.sh --hosts for its guests.
+			ClusterName=ppbed
+			AuthType=auth/munge
+			CredType=cred/munge
+			SlurmUser=root
+			SlurmdUser=root
+			StateSaveLocation=/run/slurm/state
+			SlurmdSpoolDir=/run/slurm/spool
+			SlurmctldPidFile=/run/slurm/slurmctld.pid
+			SlurmdPidFile=/run/slurm/slurmd.pid
+			SlurmctldLogFile=/run/slurm/slurmctld.log
+			SlurmdLogFile=/run/slurm/slurmd.log
+			ProctrackType=proctrack/linuxproc
+			TaskPlugin=task/none
+			MpiDefault=none
+			SwitchType=switch/none
+			ReturnToService=2
+			SlurmdParameters=config_overrides
+			AccountingStorageType=accounting_storage/none
+			JobAcctGatherType=jobacct_gather/none
+			JobCompType=jobcomp/none
+			SchedulerType=sched/builtin
+			SelectType=select/cons_tres
+			SelectTypeParameters=CR_CPU
+			# A guest powered off by a test is DOWN within 20 s.
+			SlurmdTimeout=20
+			InactiveLimit=0
+			KillWait=5
+			MinJobAge=30
+		EOF
+		while read -r role addr name; do
+			if [[ -z $first ]]; then
+				first=$name
+				echo "SlurmctldHost=$name($addr)"
+			fi
+			echo "NodeName=$name NodeAddr=$addr CPUs=4 State=UNKNOWN"
+		done <"$1"
+		echo "PartitionName=bed Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+	} >"$2/slurm.conf"
+	printf '%s\n' CgroupPlugin=cgroup/v2 IgnoreSystemd=yes >"$2/cgroup.conf"
+	head -c 1024 /dev/urandom >"$2/munge.key"
+	chmod 400 "$2/munge.key"
+}
+
+# submit_pair DIR: run "${cmd[@]}" on every host of the shared pair (or
+# bed) in DIR, at once, as jobs with PP_ROLE=A, B, ...; print each host's
+# output in turn; the status is 0 if all passed, 77 if none failed and one
+# skipped, else 1. A host that the script powered off (it wrote
+# PP_MEET/poweroff-ROLE first) counts as passed and is booted again. A pair
+# test that failed with the link between the guests dead (pair_link) runs
+# once more on the pair booted again, its status then that run's, unless
+# the test takes links down itself (twohost_faults.sh: a dead link may be
+# its own failure, so it fails); each run's statuses are printed.
 no_rerun=(twohost_faults.sh)
 submit_pair() {
-	local pdir=$1 attempt sa sb n
+	local pdir=$1 attempt sts=() st n i ran
+	mapfile -t roles < <(awk '{ print $1 }' "$pdir/hosts")
 	for attempt in 1 2; do
 		pair_once "$pdir"
-		echo "$prog: run $attempt of $(basename "$script"): host A exited $sa, host B $sb"
-		((sa != 0 && sa != 77 || sb != 0 && sb != 77)) || break
+		ran=
+		for i in "${!roles[@]}"; do
+			ran+="${ran:+, }host ${roles[i]} exited ${sts[i]}"
+		done
+		echo "$prog: run $attempt of $(basename "$script"): $ran"
+		st=$(pair_status "${sts[@]}")
+		((st == 1 && !hosts)) || break
 		pair_link "$pdir" && break
 		for n in "${no_rerun[@]}"; do
 			if [[ $(basename "$script") == "$n" ]]; then
@@ -625,49 +730,60 @@ submit_pair() {
 			fi
 		done
 		if ((attempt == 1 && pair_back)); then
-			echo "$prog: running $script once more, on the pair booted again (the first run failed: host A $sa, host B $sb)"
+			echo "$prog: running $script once more, on the pair booted again (the first run failed: $ran)"
 			continue
 		fi
-		sa=1
+		st=1
 	done
-	pair_exit "$sa" "$sb"
+	exit "$st"
 }
 
-# submit_both DIR OUT ENV: run "${cmd[@]}" as a job on both hosts of the
-# pair in DIR at once, with job_env ENV (@ROLE@ in it: A, B); their outputs
-# in OUT/A and OUT/B; sets sa and sb, the exit statuses of A's and B's.
-submit_both() {
-	local pdir=$1 out=$2 template=$3 role pa pb
-	for role in A B; do
+# submit_all DIR OUT ENV: run "${cmd[@]}" as a job on every host of the
+# pair or bed in DIR at once, with job_env ENV (@ROLE@ in it: A, B, ...);
+# their outputs in OUT/A, OUT/B, ...; sets sts, their exit statuses.
+submit_all() {
+	local pdir=$1 out=$2 template=$3 role pids=() i
+	for role in "${roles[@]}"; do
 		(
 			pair_role=$role
 			job_env=${template//@ROLE@/$role}
 			submit_job "$pdir/${role,,}"
 		) >"$out/$role" 2>&1 &
-		if [[ $role == A ]]; then pa=$!; else pb=$!; fi
+		pids+=($!)
 	done
-	sa=0 sb=0
-	wait "$pa" || sa=$?
-	wait "$pb" || sb=$?
+	sts=()
+	for i in "${!pids[@]}"; do
+		sts[i]=0
+		wait "${pids[i]}" || sts[i]=$?
+	done
 }
 
-# pair_once DIR: one run of the script on both hosts (submit_pair); sets
-# sa and sb, the exit statuses of A's and B's side.
+# pair_once DIR: one run of the script on every host (submit_pair); sets
+# sts, the exit statuses of A's, B's, ... side.
 pair_once() {
-	local pdir=$1 id pair_meet out role t0
+	local pdir=$1 id pair_meet out role t0 env role_addr name
 	id=$(date +%s%N).$$
 	pair_meet=$pdir/meet/$id # submit_job: a host may power itself off
 	mkdir -p "$pair_meet"
 	out=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair-out.XXXXXX")
 	# Both sides must agree on the exchange port.
 	export PP_PORT=${PP_PORT:-$((20000 + RANDOM % 20000))}
-	submit_both "$pdir" "$out" "export PP_DEV=rxe0 PP_ROLE=@ROLE@ PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b PP_HOST=$pair_addr_a PP_MEET=/run/pp-meet/$id; unset PP_GID"
-	for role in A B; do
+	env="export PP_DEV=rxe0 PP_ROLE=@ROLE@ PP_MEET=/run/pp-meet/$id"
+	while read -r role role_addr name; do
+		env+=" PP_ADDR_$role=$role_addr"
+		[[ -z $name ]] || env+=" PP_NODE_$role=$name"
+	done <"$pdir/hosts"
+	env+=" PP_HOST=$(awk '{ print $2; exit }' "$pdir/hosts")"
+	if ((hosts)); then
+		env+=" PP_HOSTS='${roles[*]}' SLURM_CONF=/run/slurm/slurm.conf"
+	fi
+	submit_all "$pdir" "$out" "$env; unset PP_GID"
+	for role in "${roles[@]}"; do
 		echo "=== host $role"
 		cat "$out/$role"
 	done
 	rm -rf "$out"
-	for role in A B; do
+	for role in "${roles[@]}"; do
 		[[ -e $pair_meet/poweroff-$role ]] || continue
 		t0=$SECONDS
 		boot_guest "$pdir/${role,,}" "$role"
@@ -675,7 +791,7 @@ pair_once() {
 			echo "$prog: host $role booted again in $((SECONDS - t0)) s"
 		else
 			echo "$prog: host $role did not boot again after its power-off"
-			sa=1
+			sts[0]=1
 		fi
 	done
 	rm -rf "$pair_meet"
@@ -688,12 +804,12 @@ pair_once() {
 # 1 if they came back. Returns 1 then.
 pair_back=0
 pair_link() {
-	local pdir=$1 role out cmd script sa sb
+	local pdir=$1 role out cmd script sts
 	cmd=(bash "$here/pair-link.sh")
 	script=$here/pair-link.sh
 	out=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair-link.XXXXXX")
-	submit_both "$pdir" "$out" "export PP_ROLE=@ROLE@ PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b"
-	if ((sa == 0 && sb == 0)); then
+	submit_all "$pdir" "$out" "export PP_ROLE=@ROLE@ PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b"
+	if ((sts[0] == 0 && sts[1] == 0)); then
 		rm -rf "$out"
 		return 0
 	fi
@@ -719,18 +835,37 @@ pair_link() {
 if [[ $mode == start ]]; then
 	start=$SECONDS
 	if ((pair)); then
-		[[ ! -e $dir/a/qemu.pid ]] || stop_guest "$dir/a" >/dev/null || true
-		[[ ! -e $dir/b/qemu.pid ]] || stop_guest "$dir/b" >/dev/null || true
+		dirs=()
+		for role in "${roles[@]}"; do
+			dirs+=("$dir/${role,,}")
+			[[ ! -e $dir/${role,,}/qemu.pid ]] ||
+				stop_guest "$dir/${role,,}" >/dev/null || true
+		done
 		rm -rf "$dir"
 		mkdir -p "$dir/meet" || die "cannot create $dir"
-		if ! p1=$(free_udp_port) || ! p2=$(free_udp_port) || [[ $p1 == "$p2" ]]; then
-			die "no free UDP port pair on the loopback"
+		if ((hosts)); then
+			p1=$(free_udp_port) || die "no free UDP port on the loopback"
+			echo "$p1" >"$dir/mcast"
+			what="bed of $hosts hosts with Slurm ready"
+			link="multicast 239.255.77.1:$p1"
+			for i in "${!roles[@]}"; do
+				printf '%s 10.99.5.%d node%02d\n' "${roles[i]}" $((i + 1)) $((i + 1))
+			done >"$dir/hosts"
+			slurm_files "$dir/hosts" "$dir/slurm"
+		else
+			if ! p1=$(free_udp_port) || ! p2=$(free_udp_port) || [[ $p1 == "$p2" ]]; then
+				die "no free UDP port pair on the loopback"
+			fi
+			echo "$p1 $p2" >"$dir/ports"
+			printf 'A %s\nB %s\n' "$pair_addr_a" "$pair_addr_b" >"$dir/hosts"
+			what="pair ready"
+			link="UDP ports $p1/$p2"
 		fi
-		echo "$p1 $p2" >"$dir/ports"
-		boot_guest "$dir/a" A
-		boot_guest "$dir/b" B
-		if wait_ready "$dir/a" "$dir/b"; then
-			echo "$prog: shared pair ready in $((SECONDS - start)) s (UDP ports $p1/$p2, state in $dir)"
+		for role in "${roles[@]}"; do
+			boot_guest "$dir/${role,,}" "$role"
+		done
+		if wait_ready "${dirs[@]}"; then
+			echo "$prog: shared $what in $((SECONDS - start)) s ($link, state in $dir)"
 			exit 0
 		fi
 		rm -rf "$dir"
@@ -745,20 +880,23 @@ if [[ $mode == start ]]; then
 	exit 1
 fi
 
-# Two hosts: in the shared pair, or in a pair booted for this script alone.
+# Two or N hosts: in the shared pair or bed, or in one booted for this
+# script alone.
 if ((pair)); then
-	if [[ -n ${PP_GUEST_PAIR:-} && -e $PP_GUEST_PAIR/a/qemu.pid ]]; then
-		submit_pair "$(realpath -m -- "$PP_GUEST_PAIR")"
+	shared=PP_GUEST_PAIR kind=(--pair)
+	((!hosts)) || shared=PP_GUEST_MESH kind=(--hosts "$hosts")
+	if [[ -n ${!shared:-} && -e ${!shared}/a/qemu.pid ]]; then
+		submit_pair "$(realpath -m -- "${!shared}")"
 	fi
 	p=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair.XXXXXX")
-	"$here/guest.sh" --pair --timeout "$timeout" --start "$p/pair" || {
+	"$here/guest.sh" "${kind[@]}" --timeout "$timeout" --start "$p/pair" || {
 		rm -rf "$p"
 		exit 1
 	}
 	st=0
-	PP_GUEST_PAIR=$p/pair "$here/guest.sh" --pair --timeout "$timeout" \
+	env "$shared=$p/pair" "$here/guest.sh" "${kind[@]}" --timeout "$timeout" \
 		"$script" "${script_args[@]}" || st=$?
-	"$here/guest.sh" --pair --stop "$p/pair" || st=1
+	"$here/guest.sh" "${kind[@]}" --stop "$p/pair" || st=1
 	rm -rf "$p"
 	exit "$st"
 fi
