@@ -238,29 +238,17 @@ static int create_qps(struct pp_res *r, const struct pp_qp_cfg *cfg,
 	return 0;
 }
 
-/*
- * XRC: open the domain file (creating it if need be) and the domain tied to
- * its inode.  Processes of one host that open the same file share the
- * domain (ibv_open_xrcd(3)).  The default file lies in a shared /tmp, so it
- * must be the user's own and no symlink; a file given by name is trusted.
- */
-static int xrc_open_domain(struct pp_res *r, struct pp_err *err)
+int pp_res_xrcd_file(const char *path, bool own, int *fd, struct pp_err *err)
 {
-	const char *path = r->attr.xrcd_path;
-	struct ibv_xrcd_init_attr xa;
-	int flags = O_RDONLY | O_CREAT | O_CLOEXEC;
-	char def[64];
 	struct stat st;
 	int ret;
 
-	if (!path) {
-		snprintf(def, sizeof(def), PP_XRCD_PATH_FMT,
-			 (unsigned int)getuid());
-		path = def;
-		flags |= O_NOFOLLOW;
-	}
-	r->xrcd_fd = open(path, flags, 0600);
-	if (r->xrcd_fd < 0) {
+	/* O_NONBLOCK: a FIFO put there opens at once, and is refused below */
+	*fd = open(path,
+		   O_RDONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK |
+			   (own ? O_NOFOLLOW : 0),
+		   0600);
+	if (*fd < 0) {
 		ret = errno;
 		pp_err_set(
 			err,
@@ -268,13 +256,57 @@ static int xrc_open_domain(struct pp_res *r, struct pp_err *err)
 			path, strerror(ret));
 		return ret;
 	}
-	if (path == def && (fstat(r->xrcd_fd, &st) || st.st_uid != getuid())) {
+	if (fstat(*fd, &st)) {
+		ret = errno;
+		pp_err_set(err, "stat XRC domain file %s failed: %s", path,
+			   strerror(ret));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = EINVAL;
+		pp_err_set(
+			err,
+			"XRC domain file %s is not a regular file (choose another with --xrc-domain)",
+			path);
+		goto out_close;
+	}
+	if (own && st.st_uid != getuid()) {
+		ret = EACCES;
 		pp_err_set(
 			err,
 			"XRC domain file %s is not yours (choose another with --xrc-domain)",
 			path);
-		return EACCES;
+		goto out_close;
 	}
+	return 0;
+
+out_close:
+	close(*fd);
+	*fd = -1;
+	return ret;
+}
+
+/*
+ * XRC: open the domain file (creating it if need be) and the domain tied to
+ * its inode.  Processes of one host that open the same file share the
+ * domain (ibv_open_xrcd(3)).  The default file lies in a shared /tmp, so it
+ * must be the user's own and no symlink (pp_res_xrcd_file()).
+ */
+static int xrc_open_domain(struct pp_res *r, struct pp_err *err)
+{
+	const char *path = r->attr.xrcd_path;
+	struct ibv_xrcd_init_attr xa;
+	char def[64];
+	int ret;
+
+	if (!path) {
+		snprintf(def, sizeof(def), PP_XRCD_PATH_FMT,
+			 (unsigned int)getuid());
+		path = def;
+	}
+	ret = pp_res_xrcd_file(path, path == def, &r->xrcd_fd, err);
+	if (ret)
+		return ret;
 	xa = (struct ibv_xrcd_init_attr){
 		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
 		.fd = r->xrcd_fd,

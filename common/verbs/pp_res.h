@@ -116,6 +116,22 @@ struct pp_res {
 };
 
 /**
+ * pp_res_xrcd_file() - open (or create) the XRC domain file safely
+ * @path: the file
+ * @own: the default file in the shared /tmp: no symlink, and it must be
+ *       the user's own
+ * @fd: the descriptor, or -1 on failure
+ * @err: one line naming the file and what to do
+ *
+ * Opened without blocking, so another user's FIFO in its place cannot stall
+ * the tool; anything but a regular file is refused.
+ *
+ * Return: 0; EINVAL (not a regular file); EACCES (@own and not the
+ * user's); the errno of open() or fstat().
+ */
+int pp_res_xrcd_file(const char *path, bool own, int *fd, struct pp_err *err);
+
+/**
  * pp_res_buf_len() - the bytes of one MR: the send area, page-rounded, then
  * @recv_bufs receive areas of @recv_len bytes
  * @size: the largest message

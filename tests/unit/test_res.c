@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_res.c - pp_res's arithmetic that needs no device: the length of the
- * MR, checked against what the process can allocate.  There is no 32-bit
+ * test_res.c - pp_res's parts that need no device: the length of the MR,
+ * checked against what the process can allocate, and the XRC domain file
+ * (a FIFO or a symlink in its place).  There is no 32-bit
  * build here, so the 32-bit case is the same function with a 32-bit
  * SIZE_MAX as its bound.
  */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "pp_params.h"
@@ -55,6 +61,69 @@ START_TEST(buf_len_32bit)
 }
 END_TEST
 
+/* A temporary directory for the XRC domain file cases. */
+static char dir[64];
+
+static void tmp_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/test_res.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/*
+ * Another user's FIFO where the XRC domain file goes: refused at once (an
+ * open without O_NONBLOCK waited for a writer for ever: the alarm ends it).
+ */
+START_TEST(xrcd_fifo_refused)
+{
+	struct pp_err err = { .msg = "" };
+	char path[128];
+	int fd = 7;
+
+	tmp_dir();
+	snprintf(path, sizeof(path), "%s/xrcd", dir);
+	ck_assert_int_eq(mkfifo(path, 0666), 0);
+	alarm(3);
+	ck_assert_int_eq(pp_res_xrcd_file(path, true, &fd, &err), EINVAL);
+	alarm(0);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_msg(strstr(err.msg, "is not a regular file"), "%s", err.msg);
+	/* given by name too */
+	ck_assert_int_eq(pp_res_xrcd_file(path, false, &fd, &err), EINVAL);
+	unlink(path);
+	/* a directory */
+	ck_assert_int_eq(pp_res_xrcd_file(dir, false, &fd, &err), EISDIR);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(xrcd_regular_file)
+{
+	struct pp_err err = { .msg = "" };
+	char path[128], link_path[128];
+	struct stat st;
+	int fd = -1;
+
+	tmp_dir();
+	snprintf(path, sizeof(path), "%s/xrcd", dir);
+	ck_assert_int_eq(pp_res_xrcd_file(path, true, &fd, &err), 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	close(fd);
+	/* the default file may not be a symlink (to someone's file) */
+	snprintf(link_path, sizeof(link_path), "%s/link", dir);
+	ck_assert_int_eq(symlink(path, link_path), 0);
+	ck_assert_int_eq(pp_res_xrcd_file(link_path, true, &fd, &err), ELOOP);
+	ck_assert_int_eq(pp_res_xrcd_file(link_path, false, &fd, &err), 0);
+	close(fd);
+	unlink(link_path);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *res_suite(void)
 {
 	Suite *s = suite_create("res");
@@ -62,6 +131,8 @@ static Suite *res_suite(void)
 
 	tcase_add_test(tc, buf_len_sum);
 	tcase_add_test(tc, buf_len_32bit);
+	tcase_add_test(tc, xrcd_fifo_refused);
+	tcase_add_test(tc, xrcd_regular_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
