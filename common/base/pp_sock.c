@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -42,37 +43,58 @@ static int ms_left(int64_t deadline)
 }
 
 /*
- * Wait until @fd reports @events or @deadline passes.
+ * Wait until @fd reports @events or @deadline passes.  SIGINT and SIGTERM
+ * are blocked from the look at the flag until ppoll() unblocks them, so a
+ * signal that comes in between is delivered inside ppoll() and ends it at
+ * once, instead of being noticed only when the next client comes.
  * Return: 0 (ready, or an error condition the next call will report);
  * ETIMEDOUT; ECANCELED (SIGINT or SIGTERM, pp_signal.h); another errno from
- * poll().
+ * ppoll().
  */
 static int wait_fd(int fd, short events, int64_t deadline)
 {
 	struct pollfd pfd = { .fd = fd, .events = events };
-	int ms, n;
+	sigset_t stop, old, inside;
+	struct timespec ts;
+	int ms, n, rc;
 
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &stop, &old))
+		return errno;
+	inside = old;
+	sigdelset(&inside, SIGINT);
+	sigdelset(&inside, SIGTERM);
 	for (;;) {
-		/*
-		 * A signal caught before poll() does not interrupt it: look
-		 * at the flag first.
-		 */
-		if (pp_signal_caught())
-			return ECANCELED;
+		if (pp_signal_caught()) {
+			rc = ECANCELED;
+			break;
+		}
 		/*
 		 * With the deadline passed, still look once (ms 0): an event
 		 * already there, such as a refused connect, wins over the
 		 * timeout.
 		 */
 		ms = ms_left(deadline);
-		n = poll(&pfd, 1, ms);
-		if (n > 0)
-			return 0;
-		if (n == 0 && ms == 0)
-			return ETIMEDOUT;
-		if (n < 0 && errno != EINTR)
-			return errno;
+		ts.tv_sec = ms / 1000;
+		ts.tv_nsec = (long)(ms % 1000) * 1000000;
+		n = ppoll(&pfd, 1, ms < 0 ? NULL : &ts, &inside);
+		if (n > 0) {
+			rc = 0;
+			break;
+		}
+		if (n == 0 && ms == 0) {
+			rc = ETIMEDOUT;
+			break;
+		}
+		if (n < 0 && errno != EINTR) {
+			rc = errno;
+			break;
+		}
 	}
+	(void)sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 static void set_nodelay(int fd)
@@ -208,11 +230,43 @@ int pp_sock_listen(const char *bind_addr, uint32_t port, int *fd,
 	return rc;
 }
 
+enum pp_accept_retry pp_sock_accept_retry(int err)
+{
+	switch (err) {
+	case EINTR:
+	case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+	case EWOULDBLOCK:
+#endif
+	/* a client that gave up between poll and accept */
+	case ECONNABORTED:
+	/* accept(2): the pending network errors, "treat them like EAGAIN" */
+	case ENETDOWN:
+	case EPROTO:
+	case ENOPROTOOPT:
+	case EHOSTDOWN:
+	case ENONET:
+	case EHOSTUNREACH:
+	case EOPNOTSUPP:
+	case ENETUNREACH:
+		return PP_ACCEPT_AGAIN;
+	case EMFILE:
+	case ENFILE:
+	case ENOBUFS:
+	case ENOMEM:
+		return PP_ACCEPT_BACK_OFF;
+	}
+	return PP_ACCEPT_FATAL;
+}
+
+static int sleep_until(int64_t when);
+
 int pp_sock_accept(int lfd, int64_t deadline, int *fd, char *peer,
 		   size_t peer_len)
 {
 	struct sockaddr_storage ss;
 	socklen_t sslen;
+	int64_t next;
 	int s, rc;
 
 	for (;;) {
@@ -224,10 +278,22 @@ int pp_sock_accept(int lfd, int64_t deadline, int *fd, char *peer,
 			    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (s >= 0)
 			break;
-		/* A client that gave up between poll and accept: wait again. */
-		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != ECONNABORTED)
-			return errno;
+		rc = errno;
+		switch (pp_sock_accept_retry(rc)) {
+		case PP_ACCEPT_FATAL:
+			return rc;
+		case PP_ACCEPT_BACK_OFF:
+			/* out of descriptors or memory: it may pass */
+			next = pp_now_ns() + PP_RETRY_NS;
+			if (deadline != INT64_MAX && next >= deadline)
+				return rc;
+			rc = sleep_until(next);
+			if (rc)
+				return rc;
+			break;
+		case PP_ACCEPT_AGAIN:
+			break;
+		}
 		if (pp_signal_caught())
 			return ECANCELED;
 	}
@@ -297,6 +363,52 @@ static int sleep_until(int64_t when)
 	return 0;
 }
 
+int64_t pp_sock_share(int64_t now, int64_t deadline, unsigned int left)
+{
+	if (deadline == INT64_MAX || left <= 1 || deadline <= now)
+		return deadline;
+	return now + (deadline - now) / (int64_t)left;
+}
+
+int pp_sock_connect_list(const struct addrinfo *res, int64_t deadline,
+			 int *fd)
+{
+	const struct addrinfo *ai;
+	bool refused, timed_out;
+	unsigned int n, k;
+	int64_t next;
+	int rc;
+
+	for (n = 0, ai = res; ai; ai = ai->ai_next)
+		n++;
+	for (;;) {
+		refused = false;
+		timed_out = false;
+		rc = ECONNREFUSED;
+		for (k = 0, ai = res; ai; ai = ai->ai_next, k++) {
+			rc = connect_one(ai, pp_sock_share(pp_now_ns(), deadline,
+							   n - k),
+					 fd);
+			if (!rc || rc == ECANCELED)
+				return rc;
+			if (rc == ECONNREFUSED)
+				refused = true;
+			/* a silent address: the next one gets the rest */
+			if (rc == ETIMEDOUT)
+				timed_out = true;
+		}
+		/* Only "nobody listening yet" is worth another try. */
+		if (!refused)
+			return timed_out ? ETIMEDOUT : rc;
+		next = pp_now_ns() + PP_RETRY_NS;
+		if (deadline != INT64_MAX && next >= deadline)
+			return ECONNREFUSED;
+		rc = sleep_until(next);
+		if (rc)
+			return rc;
+	}
+}
+
 int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
 		    struct pp_err *err)
 {
@@ -305,11 +417,9 @@ int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
 		.ai_socktype = SOCK_STREAM,
 		.ai_flags = AI_NUMERICSERV,
 	};
-	struct addrinfo *res, *ai;
+	struct addrinfo *res;
 	char serv[16], where[300];
-	int64_t next;
 	int rc, gai;
-	bool refused;
 
 	pp_err_clear(err);
 	if (port < 1 || port > 65535) {
@@ -325,30 +435,7 @@ int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
 		return EADDRNOTAVAIL;
 	}
 	host_port(where, sizeof(where), host, port);
-
-	for (;;) {
-		refused = false;
-		rc = ECONNREFUSED;
-		for (ai = res; ai; ai = ai->ai_next) {
-			rc = connect_one(ai, deadline, fd);
-			if (!rc || rc == ETIMEDOUT || rc == ECANCELED)
-				goto out_free;
-			if (rc == ECONNREFUSED)
-				refused = true;
-		}
-		/* Only "nobody listening yet" is worth another try. */
-		if (!refused)
-			break;
-		rc = ECONNREFUSED;
-		next = pp_now_ns() + PP_RETRY_NS;
-		if (deadline != INT64_MAX && next >= deadline)
-			break;
-		rc = sleep_until(next);
-		if (rc)
-			goto out_free;
-	}
-
-out_free:
+	rc = pp_sock_connect_list(res, deadline, fd);
 	freeaddrinfo(res);
 	if (rc == ECONNREFUSED)
 		pp_err_set(

@@ -33,6 +33,27 @@
 int pp_sock_listen(const char *bind_addr, uint32_t port, int *fd,
 		   struct pp_err *err);
 
+/* What pp_sock_accept() does after accept() failed with an errno. */
+enum pp_accept_retry {
+	PP_ACCEPT_FATAL,    /* give up: return the errno */
+	PP_ACCEPT_AGAIN,    /* wait for the next client at once */
+	PP_ACCEPT_BACK_OFF, /* out of descriptors or memory: 100 ms, again */
+};
+
+/**
+ * pp_sock_accept_retry() - the rule for an errno of accept()
+ * @err: the errno
+ *
+ * accept(2) says to treat the network errors pending on the new socket
+ * (ENETDOWN, EPROTO, ENOPROTOOPT, EHOSTDOWN, ENONET, EHOSTUNREACH,
+ * EOPNOTSUPP, ENETUNREACH) like EAGAIN; a client that gave up
+ * (ECONNABORTED) too; running out of descriptors or memory (EMFILE,
+ * ENFILE, ENOBUFS, ENOMEM) may pass.
+ *
+ * Return: what to do.
+ */
+enum pp_accept_retry pp_sock_accept_retry(int err);
+
 /**
  * pp_sock_accept() - wait for one client
  * @lfd: from pp_sock_listen()
@@ -41,18 +62,53 @@ int pp_sock_listen(const char *bind_addr, uint32_t port, int *fd,
  * @peer: the client's numeric address, for messages (may be NULL)
  * @peer_len: room in @peer
  *
- * Return: 0; ETIMEDOUT; ECANCELED (a stop signal, pp_signal.h); another
- * errno from accept().
+ * A transient failure of accept() (pp_sock_accept_retry()) is retried, a
+ * shortage of descriptors or memory after 100 ms, within @deadline.
+ *
+ * Return: 0; ETIMEDOUT; ECANCELED (a stop signal, pp_signal.h); EMFILE,
+ * ENFILE, ENOBUFS or ENOMEM still at @deadline; another errno from
+ * accept().
  */
 int pp_sock_accept(int lfd, int64_t deadline, int *fd, char *peer,
 		   size_t peer_len);
+
+/**
+ * pp_sock_share() - the deadline of one of @left addresses still to try
+ * @now: the time now (pp_now_ns())
+ * @deadline: the deadline of them all
+ * @left: addresses left, this one included
+ *
+ * An equal share of the time left, so that an address that never answers
+ * leaves time for the next one; the last one gets all that is left.
+ *
+ * Return: an absolute deadline, at most @deadline.
+ */
+int64_t pp_sock_share(int64_t now, int64_t deadline, unsigned int left);
+
+struct addrinfo;
+
+/**
+ * pp_sock_connect_list() - connect to the first of @res that answers
+ * @res: the addresses, in order (getaddrinfo())
+ * @deadline: absolute; each address is tried with a share of the time left
+ *            (pp_sock_share()), and the whole list again every 100 ms while
+ *            one refuses (nobody listening yet)
+ * @fd: the connected descriptor
+ *
+ * Return: 0; ECONNREFUSED; ETIMEDOUT (no address answered); ECANCELED;
+ * another errno from connect().
+ */
+int pp_sock_connect_list(const struct addrinfo *res, int64_t deadline,
+			 int *fd);
 
 /**
  * pp_sock_connect() - connect to the server
  * @host: a host name or an IPv4 or IPv6 literal
  * @port: TCP port, 1..65535
  * @deadline: absolute; a refused connection is retried every 100 ms until
- *            then, so a client may start just before its server
+ *            then, so a client may start just before its server; each
+ *            address of @host is tried in turn with a share of the time
+ *            left (pp_sock_share())
  * @fd: the connected descriptor
  * @err: one line naming the host and port and what to try
  *

@@ -9,7 +9,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1603,6 +1608,145 @@ START_TEST(sock_error_during_sync)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- sockets */
+
+/* accept(2)'s transient errors are retried; out of descriptors backs off. */
+START_TEST(accept_retry_rule)
+{
+	static const int again[] = { EINTR,	 EAGAIN,     ECONNABORTED,
+				     ENETDOWN,	 EPROTO,     ENOPROTOOPT,
+				     EHOSTDOWN,	 ENONET,     EHOSTUNREACH,
+				     EOPNOTSUPP, ENETUNREACH };
+	static const int back_off[] = { EMFILE, ENFILE, ENOBUFS, ENOMEM };
+	static const int fatal[] = { EBADF, EINVAL, ENOTSOCK, EFAULT };
+	size_t i;
+
+	for (i = 0; i < sizeof(again) / sizeof(again[0]); i++)
+		ck_assert_int_eq(pp_sock_accept_retry(again[i]),
+				 PP_ACCEPT_AGAIN);
+	for (i = 0; i < sizeof(back_off) / sizeof(back_off[0]); i++)
+		ck_assert_int_eq(pp_sock_accept_retry(back_off[i]),
+				 PP_ACCEPT_BACK_OFF);
+	for (i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		ck_assert_int_eq(pp_sock_accept_retry(fatal[i]),
+				 PP_ACCEPT_FATAL);
+}
+END_TEST
+
+static int spare_fd = -1;
+
+static void free_spare(int sig)
+{
+	(void)sig;
+	close(spare_fd);
+}
+
+/*
+ * A server out of descriptors when a client comes: accept() fails with
+ * EMFILE; the server waits and accepts the client once a descriptor is
+ * free again (here 300 ms later), instead of giving up.
+ */
+START_TEST(sock_accept_emfile)
+{
+	struct sigaction sa = { .sa_handler = free_spare };
+	struct itimerval later = { .it_value = { .tv_usec = 300000 } };
+	struct rlimit rl = { .rlim_cur = 64, .rlim_max = 64 };
+	struct pp_conn c;
+	int lfd, fd = -1, rc;
+	uint32_t port;
+
+	port = listen_free("127.0.0.1", &lfd);
+	connect_to("127.0.0.1", port, 3000, &c);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	while ((rc = dup(0)) >= 0)
+		spare_fd = rc;
+	ck_assert_int_eq(errno, EMFILE);
+	ck_assert_int_ge(spare_fd, 0);
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &later, NULL), 0);
+	rc = pp_sock_accept(lfd, pp_deadline(3000), &fd, NULL, 0);
+	ck_assert_msg(rc == 0, "accept: %s", strerror(rc));
+	ck_assert_int_ge(fd, 0);
+	/* still out of descriptors at the deadline: EMFILE, not a hang */
+	ck_assert_int_lt(dup(0), 0);
+	close(c.fd);
+	connect_to("127.0.0.1", port, 3000, &c);
+	close(fd);
+	ck_assert_int_ge(dup(0), 0); /* the only free one: taken again */
+	rc = pp_sock_accept(lfd, pp_deadline(300), &fd, NULL, 0);
+	ck_assert_int_eq(rc, EMFILE);
+}
+END_TEST
+
+/* The deadline of each of several addresses: a share of the time left. */
+START_TEST(connect_share)
+{
+	ck_assert_int_eq(pp_sock_share(1000, 4000, 3), 2000);
+	ck_assert_int_eq(pp_sock_share(1000, 4000, 1), 4000);
+	ck_assert_int_eq(pp_sock_share(1000, 4000, 0), 4000);
+	ck_assert_int_eq(pp_sock_share(5000, 4000, 2), 4000);
+	ck_assert(pp_sock_share(1000, INT64_MAX, 2) == INT64_MAX);
+}
+END_TEST
+
+/*
+ * Two addresses: the first never answers (a listener whose queue is full
+ * drops the SYN), the second listens.  The client gets there within the
+ * same deadline, instead of giving up with the first one's timeout.
+ */
+START_TEST(sock_connect_next_address)
+{
+	struct sockaddr_in a[2], peer;
+	struct addrinfo ai[2];
+	socklen_t len = sizeof(a[0]);
+	int full, queued, good, fd = -1, rc;
+	struct pp_conn c;
+	uint32_t port;
+	int64_t t0;
+	int i;
+
+	full = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&a[0], 0, sizeof(a[0]));
+	a[0].sin_family = AF_INET;
+	a[0].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(full, (struct sockaddr *)&a[0], sizeof(a[0])), 0);
+	ck_assert_int_eq(listen(full, 0), 0);
+	ck_assert_int_eq(getsockname(full, (struct sockaddr *)&a[0], &len), 0);
+	/* fill its queue: one connection nobody accepts */
+	connect_to("127.0.0.1", ntohs(a[0].sin_port), 3000, &c);
+	queued = c.fd;
+	port = listen_free("127.0.0.1", &good);
+	a[1] = a[0];
+	a[1].sin_port = htons((uint16_t)port);
+	memset(ai, 0, sizeof(ai));
+	for (i = 0; i < 2; i++) {
+		ai[i].ai_family = AF_INET;
+		ai[i].ai_socktype = SOCK_STREAM;
+		ai[i].ai_addr = (struct sockaddr *)&a[i];
+		ai[i].ai_addrlen = sizeof(a[i]);
+	}
+	ai[0].ai_next = &ai[1];
+	t0 = pp_now_ns();
+	rc = pp_sock_connect_list(ai, pp_deadline(3000), &fd);
+	ck_assert_msg(rc == 0, "connect: %s", strerror(rc));
+	/* the first had its half, 1.5 s, and the second the rest */
+	ck_assert_int_ge(pp_now_ns() - t0, 1400000000LL);
+	ck_assert_int_lt(pp_now_ns() - t0, 2500000000LL);
+	len = sizeof(peer);
+	ck_assert_int_eq(getpeername(fd, (struct sockaddr *)&peer, &len), 0);
+	ck_assert_uint_eq(ntohs(peer.sin_port), port);
+	close(fd);
+	/* the silent one alone: a timeout at the deadline */
+	ai[0].ai_next = NULL;
+	rc = pp_sock_connect_list(ai, pp_deadline(300), &fd);
+	ck_assert_int_eq(rc, ETIMEDOUT);
+	close(queued);
+	close(full);
+	close(good);
+}
+END_TEST
+
 static Suite *hs_suite(void)
 {
 	Suite *s = suite_create("hs");
@@ -1645,6 +1789,10 @@ static Suite *hs_suite(void)
 	tcase_add_loop_test(sock, sock_addrs_count_mismatch, 0, 2);
 	tcase_add_test(sock, sock_addrs_count_from_server);
 	tcase_add_test(sock, sock_error_during_sync);
+	tcase_add_test(pure, accept_retry_rule);
+	tcase_add_test(pure, connect_share);
+	tcase_add_test(sock, sock_accept_emfile);
+	tcase_add_test(sock, sock_connect_next_address);
 	suite_add_tcase(s, sock);
 	return s;
 }

@@ -163,6 +163,43 @@ START_TEST(accept_interrupted)
 }
 END_TEST
 
+/*
+ * A SIGINT that comes between the look at the flag and the wait: modelled
+ * by a signal already pending, blocked, when the accept starts.  The wait
+ * must unblock it and end at once; a plain poll() with the signal blocked
+ * waits for the next client (here: for ever, until the alarm kills it).
+ */
+START_TEST(accept_signal_in_the_gap)
+{
+	sigset_t intr, old;
+	struct pp_err err;
+	uint32_t port;
+	int lfd = -1, fd = -1;
+
+	for (port = 20000 + (uint32_t)getpid() % 20000;; port++) {
+		if (!pp_sock_listen("127.0.0.1", port, &lfd, &err))
+			break;
+		ck_assert_int_lt(port, 65000);
+	}
+	ck_assert_int_eq(pp_signal_install(), 0);
+	sigemptyset(&intr);
+	sigaddset(&intr, SIGINT);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &intr, &old), 0);
+	raise(SIGINT); /* pending: the handler has not run */
+	ck_assert_int_eq(pp_signal_caught(), 0);
+	alarm(3);
+	ck_assert_int_eq(pp_sock_accept(lfd, INT64_MAX, &fd, NULL, 0),
+			 ECANCELED);
+	alarm(0);
+	ck_assert_int_eq(pp_signal_caught(), SIGINT);
+	ck_assert_int_eq(fd, -1);
+	/* the caller's mask is as it was */
+	ck_assert_int_eq(sigprocmask(SIG_SETMASK, &old, &intr), 0);
+	ck_assert(sigismember(&intr, SIGINT));
+	close(lfd);
+}
+END_TEST
+
 /* The handshake says what it was waiting for; the peer gets the line. */
 START_TEST(hs_recv_interrupted)
 {
@@ -222,6 +259,7 @@ static Suite *signal_suite(void)
 	tcase_add_test(tc, flag_set_before_the_wait);
 	tcase_add_test(tc, write_all_interrupted);
 	tcase_add_test(tc, accept_interrupted);
+	tcase_add_test(tc, accept_signal_in_the_gap);
 	tcase_add_test(tc, hs_recv_interrupted);
 	tcase_add_test(tc, exit_status);
 	suite_add_tcase(s, tc);
