@@ -370,8 +370,7 @@ int64_t pp_sock_share(int64_t now, int64_t deadline, unsigned int left)
 	return now + (deadline - now) / (int64_t)left;
 }
 
-int pp_sock_connect_list(const struct addrinfo *res, int64_t deadline,
-			 int *fd)
+int pp_sock_connect_list(const struct addrinfo *res, int64_t deadline, int *fd)
 {
 	const struct addrinfo *ai;
 	bool refused, timed_out;
@@ -386,9 +385,9 @@ int pp_sock_connect_list(const struct addrinfo *res, int64_t deadline,
 		timed_out = false;
 		rc = ECONNREFUSED;
 		for (k = 0, ai = res; ai; ai = ai->ai_next, k++) {
-			rc = connect_one(ai, pp_sock_share(pp_now_ns(), deadline,
-							   n - k),
-					 fd);
+			rc = connect_one(
+				ai, pp_sock_share(pp_now_ns(), deadline, n - k),
+				fd);
 			if (!rc || rc == ECANCELED)
 				return rc;
 			if (rc == ECONNREFUSED)

@@ -98,8 +98,7 @@ struct addrinfo;
  * Return: 0; ECONNREFUSED; ETIMEDOUT (no address answered); ECANCELED;
  * another errno from connect().
  */
-int pp_sock_connect_list(const struct addrinfo *res, int64_t deadline,
-			 int *fd);
+int pp_sock_connect_list(const struct addrinfo *res, int64_t deadline, int *fd);
 
 /**
  * pp_sock_connect() - connect to the server
