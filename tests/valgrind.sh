@@ -38,7 +38,10 @@ fi
 # PROGRAM:TEST, the test name as Check prints it on failure.
 #   test_stats:test_huge_values  valgrind computes x87 long double in 64
 #       bits (its manual, "Limitations"); pp_stats needs the 80-bit mantissa.
-known=(test_stats:test_huge_values)
+#   test_hs:sock_accept_emfile  valgrind keeps a descriptor limit of its own
+#       and refuses setrlimit(RLIMIT_NOFILE) with a new hard limit (EPERM),
+#       so the test stops at its first step, before it changes anything.
+known=(test_stats:test_huge_values test_hs:sock_accept_emfile)
 
 export CK_FORK=no
 failed=0
