@@ -395,8 +395,9 @@ static bool v_string(struct vr *r)
 	size_t n;
 	int i;
 
-	if (*r->p++ != '"')
+	if (*r->p != '"')
 		return false;
+	r->p++;
 	for (;;) {
 		if (*r->p == '"') {
 			r->p++;
@@ -476,8 +477,9 @@ static bool v_container(struct vr *r, char close)
 		if (close == '}') {
 			ok = v_string(r);
 			skip_ws(r);
-			if (!ok || *r->p++ != ':')
+			if (!ok || *r->p != ':')
 				return false;
+			r->p++;
 		}
 		if (!v_value(r))
 			return false;
@@ -486,8 +488,9 @@ static bool v_container(struct vr *r, char close)
 			skip_ws(r);
 			continue;
 		}
-		if (*r->p++ != close)
+		if (*r->p != close)
 			return false;
+		r->p++;
 		r->depth--;
 		return true;
 	}
@@ -523,7 +526,8 @@ static bool v_value(struct vr *r)
 	default:
 		ok = v_number(r);
 	}
-	skip_ws(r);
+	if (ok)
+		skip_ws(r);
 	return ok;
 }
 

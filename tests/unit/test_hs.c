@@ -1652,14 +1652,17 @@ START_TEST(sock_accept_emfile)
 	struct itimerval later = { .it_value = { .tv_usec = 300000 } };
 	struct rlimit rl = { .rlim_cur = 64, .rlim_max = 64 };
 	struct pp_conn c;
-	int lfd, fd = -1, rc;
+	int lfd, fd = -1, rc, first = -1;
 	uint32_t port;
 
 	port = listen_free("127.0.0.1", &lfd);
 	connect_to("127.0.0.1", port, 3000, &c);
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	while ((rc = dup(0)) >= 0)
+	while ((rc = dup(0)) >= 0) {
+		if (first < 0)
+			first = rc;
 		spare_fd = rc;
+	}
 	ck_assert_int_eq(errno, EMFILE);
 	ck_assert_int_ge(spare_fd, 0);
 	sigemptyset(&sa.sa_mask);
@@ -1676,6 +1679,9 @@ START_TEST(sock_accept_emfile)
 	ck_assert_int_ge(dup(0), 0); /* the only free one: taken again */
 	rc = pp_sock_accept(lfd, pp_deadline(300), &fd, NULL, 0);
 	ck_assert_int_eq(rc, EMFILE);
+	/* free them again: LeakSanitizer opens /proc files at exit */
+	for (rc = first; rc < 64; rc++)
+		close(rc);
 }
 END_TEST
 
