@@ -134,6 +134,7 @@ json_intervals "server: JSON interval lines, then the document" "$PP_LOGS/json.s
 samples=$PP_LOGS/samples.csv
 pair raw "$rc" "" -D 1 -s 8 --samples "$samples"
 pp_expect_status "$cst" 0 "-D --samples client"
+pp_expect_status "$sst" 0 "-D --samples server"
 n=$(sed -n 's/^latency usec: n \([0-9]*\) .*/\1/p' "$PP_LOGS/raw.client")
 if [[ -n $n ]] && ((n > 0)) && (($(grep -Ec '^8,[0-9]+,[0-9]+$' "$samples") == n)); then
 	echo "ok: -D --samples wrote all $n samples"
