@@ -120,6 +120,26 @@ out:
 	return ctx;
 }
 
+void pp_dev_caps_fill(const struct ibv_device_attr *da,
+		      const struct ibv_port_attr *pa, struct pp_port_caps *caps)
+{
+	caps->state = pa->state;
+	caps->link_layer = pa->link_layer;
+	caps->lid = pa->lid;
+	caps->active_mtu = pp_mtu_from_enum(pa->active_mtu);
+	caps->max_mtu = pp_mtu_from_enum(pa->max_mtu);
+	caps->max_msg_sz = pa->max_msg_sz;
+	caps->gid_tbl_len = pa->gid_tbl_len;
+	caps->pkey_tbl_len = pa->pkey_tbl_len;
+	caps->max_mr_size = da->max_mr_size;
+	caps->max_qp_wr = da->max_qp_wr;
+	caps->max_srq_wr = da->max_srq ? da->max_srq_wr : 0;
+	caps->max_qp = da->max_qp;
+	caps->max_cqe = da->max_cqe;
+	caps->xrc = da->device_cap_flags & IBV_DEVICE_XRC;
+	caps->no_atomics = da->atomic_cap == IBV_ATOMIC_NONE;
+}
+
 int pp_dev_query(struct ibv_context *ctx, uint8_t ib_port,
 		 struct pp_port_caps *caps, struct pp_err *err)
 {
@@ -150,20 +170,7 @@ int pp_dev_query(struct ibv_context *ctx, uint8_t ib_port,
 			   strerror(ret));
 		return ret;
 	}
-	caps->state = pa.state;
-	caps->link_layer = pa.link_layer;
-	caps->lid = pa.lid;
-	caps->active_mtu = pp_mtu_from_enum(pa.active_mtu);
-	caps->max_mtu = pp_mtu_from_enum(pa.max_mtu);
-	caps->max_msg_sz = pa.max_msg_sz;
-	caps->gid_tbl_len = pa.gid_tbl_len;
-	caps->pkey_tbl_len = pa.pkey_tbl_len;
-	caps->max_mr_size = da.max_mr_size;
-	caps->max_qp_wr = da.max_qp_wr;
-	caps->max_srq_wr = da.max_srq ? da.max_srq_wr : 0;
-	caps->max_qp = da.max_qp;
-	caps->max_cqe = da.max_cqe;
-	caps->xrc = da.device_cap_flags & IBV_DEVICE_XRC;
+	pp_dev_caps_fill(&da, &pa, caps);
 	if (pa.state != IBV_PORT_ACTIVE) {
 		pp_err_set(
 			err,

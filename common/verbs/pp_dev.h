@@ -15,6 +15,8 @@
 	"no RDMA devices found (is the driver loaded? for Soft-RoCE: rdma link add rxe0 type rxe netdev <if>)"
 
 struct ibv_context;
+struct ibv_device_attr;
+struct ibv_port_attr;
 
 /* What one side's device and port can do: plain data, built in tests too. */
 struct pp_port_caps {
@@ -34,6 +36,7 @@ struct pp_port_caps {
 	int gid_tbl_len;
 	uint32_t pkey_tbl_len; /* P_Keys in the port's table; 0: not known */
 	bool xrc;	       /* IBV_DEVICE_XRC */
+	bool no_atomics;       /* atomic_cap is IBV_ATOMIC_NONE */
 };
 
 /**
@@ -70,6 +73,19 @@ struct ibv_context *pp_dev_open(const char *name, uint8_t ib_port,
  */
 int pp_dev_query(struct ibv_context *ctx, uint8_t ib_port,
 		 struct pp_port_caps *caps, struct pp_err *err);
+
+/**
+ * pp_dev_caps_fill() - the capabilities of a port from its attributes
+ * @da: the device's attributes (ibv_query_device())
+ * @pa: the port's attributes (ibv_query_port())
+ * @caps: filled; its devname and ib_port are left as they are
+ *
+ * A pure function, so that the rules over the capabilities are tested with
+ * made-up attributes.
+ */
+void pp_dev_caps_fill(const struct ibv_device_attr *da,
+		      const struct ibv_port_attr *pa,
+		      struct pp_port_caps *caps);
 
 /**
  * pp_dev_gid() - read the GID at @index of @ctx's port and its type

@@ -138,6 +138,14 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 		return EINVAL;
 	}
 
+	/* the atomics run on both devices: each must have them */
+	if (pp_op_atomic(h->op) && caps->no_atomics) {
+		pp_err_set(
+			err,
+			"operation %s: device %s has no atomic operations (atomic_cap is IBV_ATOMIC_NONE): use --op send, write, write-imm or read, or a device with atomics",
+			pp_op_name(h->op), dev);
+		return EINVAL;
+	}
 	if (h->mtu && caps->active_mtu && h->mtu > caps->active_mtu) {
 		pp_err_set(err, "MTU: %u asked, port %s:%u active MTU %u: %s",
 			   h->mtu, dev, caps->ib_port, caps->active_mtu,

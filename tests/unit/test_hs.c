@@ -787,6 +787,77 @@ START_TEST(check_limits)
 }
 END_TEST
 
+/*
+ * Atomics on a device whose atomic_cap is IBV_ATOMIC_NONE: refused on the
+ * side that lacks them (the client's own check on the answer, or the
+ * server's on the HELLO), before any QP; the other operations run.
+ */
+START_TEST(check_atomic_cap)
+{
+	static const enum pp_op ops[] = { PP_OP_SEND,	   PP_OP_WRITE,
+					  PP_OP_WRITE_IMM, PP_OP_READ,
+					  PP_OP_FETCH_ADD, PP_OP_CMP_SWAP };
+	struct ibv_device_attr da = {
+		.max_mr_size = ~0ULL,
+		.max_qp = 4096,
+		.max_qp_wr = 16384,
+		.max_cqe = 65536,
+		.atomic_cap = IBV_ATOMIC_NONE,
+	};
+	struct ibv_port_attr pa = {
+		.state = IBV_PORT_ACTIVE,
+		.link_layer = IBV_LINK_LAYER_ETHERNET,
+		.active_mtu = IBV_MTU_1024,
+		.max_mtu = IBV_MTU_4096,
+		.max_msg_sz = 1U << 31,
+		.gid_tbl_len = 16,
+	};
+	struct side srv, cl;
+	struct pp_hello agreed;
+	struct pp_err err;
+	size_t i;
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	side_init(&cl, PP_TOOL_RC, 1024);
+	cl.o.size = PP_OP_ATOMIC_SIZE;
+	pp_dev_caps_fill(&da, &pa, &srv.caps);
+	ck_assert(srv.caps.no_atomics);
+	ck_assert_uint_eq(srv.caps.active_mtu, 1024);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		cl.o.op = ops[i];
+		side_rebuild(&cl);
+		pp_err_clear(&err);
+		if (!pp_op_atomic(ops[i])) {
+			ck_assert_int_eq(pp_hello_check(&cl.h, &srv.caps, &err),
+					 0);
+			ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+			continue;
+		}
+		/* the client's device lacks them: its check on the answer */
+		ck_assert_int_eq(pp_hello_check(&cl.h, &srv.caps, &err),
+				 EINVAL);
+		ck_assert_err(
+			&err,
+			"device rxe0 has no atomic operations (atomic_cap is IBV_ATOMIC_NONE): use --op send, write, write-imm or read, or a device with atomics");
+		ck_assert_err(&err, pp_op_name(ops[i]));
+		/* the server's device lacks them: its answer to the HELLO */
+		ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), EINVAL);
+		ck_assert_err(&err, "atomic_cap is IBV_ATOMIC_NONE");
+	}
+	/* a device with atomics, for its own HCA or across the host: run */
+	da.atomic_cap = IBV_ATOMIC_HCA;
+	pp_dev_caps_fill(&da, &pa, &srv.caps);
+	ck_assert(!srv.caps.no_atomics);
+	cl.o.op = PP_OP_FETCH_ADD;
+	side_rebuild(&cl);
+	ck_assert_int_eq(pp_hello_check(&cl.h, &srv.caps, &err), 0);
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+	da.atomic_cap = IBV_ATOMIC_GLOB;
+	pp_dev_caps_fill(&da, &pa, &srv.caps);
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+}
+END_TEST
+
 START_TEST(check_ud_mtu)
 {
 	struct pp_port_caps caps;
@@ -1772,6 +1843,7 @@ static Suite *hs_suite(void)
 	tcase_add_loop_test(pure, adopt_mismatch, 0, N_MISMATCHES);
 	tcase_add_test(pure, check_limits);
 	tcase_add_test(pure, check_ud_mtu);
+	tcase_add_test(pure, check_atomic_cap);
 	suite_add_tcase(s, pure);
 
 	tcase_set_timeout(sock, 15);
