@@ -199,7 +199,9 @@ static void facts_gid(struct pp_session *s, int fd, struct pp_mesh_join *j)
 				  (struct sockaddr *)&ss,
 			  &idx, why, sizeof(why)))
 		idx = -1;
-	snprintf(j->gid_reason, sizeof(j->gid_reason), "%s",
+	/* the record's field is shorter than the session's line: cut */
+	snprintf(j->gid_reason, sizeof(j->gid_reason), "%.*s",
+		 (int)sizeof(j->gid_reason) - 1,
 		 s->gid_index >= 0 ? s->gid_reason : why);
 	j->gid_index = (int16_t)idx;
 	if (idx < 0 || idx >= s->ngids)
@@ -423,8 +425,8 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 		r->gid_type = s.gid_type;
 		r->gid_family = (uint8_t)pp_gid_family(s.gid);
 		pp_gid_format(s.gid, r->gid, sizeof(r->gid));
-		snprintf(r->gid_reason, sizeof(r->gid_reason), "%s",
-			 s.gid_reason);
+		snprintf(r->gid_reason, sizeof(r->gid_reason), "%.*s",
+			 (int)sizeof(r->gid_reason) - 1, s.gid_reason);
 	}
 	doc = (run->role & PP_MESH_ROLE_DOC) ?
 		      pair_doc(&s, ret, r->reason, &r->doc_len) :

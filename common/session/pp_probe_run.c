@@ -54,7 +54,7 @@ struct probe {
 	int nr;
 	uint32_t local_mtu, server_mtu, path_mtu; /* active, active, auto */
 	int auto_local, auto_server;		  /* indexes; -1: none */
-	char auto_reason[192];
+	char auto_reason[320];
 	struct pp_probe_notes notes; /* the failed rows' reasons, printed once */
 	struct pp_probe_pair pairs[PP_PROBE_MAX_ROWS];
 	size_t npairs;

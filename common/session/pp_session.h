@@ -93,7 +93,7 @@ struct pp_session {
 	uint8_t gid[16];
 	uint8_t gid_type;	   /* enum pp_gid_type */
 	bool gid_auto;		   /* chosen here, not by -g */
-	char gid_reason[192];	   /* the GID in use, and why */
+	char gid_reason[320];	   /* the GID in use, and why */
 	struct pp_gid_entry *gids; /* the port's GID table */
 	int ngids;
 	struct pp_trace trace;	/* --trace */

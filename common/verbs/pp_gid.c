@@ -222,13 +222,20 @@ static void why(int r, const struct conn_addr *c, char *buf, size_t len)
 	}
 }
 
+/* Entry @e ranks @r: does it beat @best, of rank @best_rank? */
+static bool beats(const struct pp_gid_entry *e, int r,
+		  const struct pp_gid_entry *best, int best_rank)
+{
+	return r > best_rank || (r == best_rank && r && e->index < best->index);
+}
+
 int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
 		  const struct sockaddr *local, int *index, char *reason,
 		  size_t len)
 {
-	const struct pp_gid_entry *best = NULL;
-	int best_rank = RANK_NONE, i, r;
-	char ip[PP_GID_TEXT_LEN], tail[160];
+	const struct pp_gid_entry *best = NULL, *above = NULL;
+	int best_rank = RANK_NONE, above_rank = RANK_NONE, i, r;
+	char ip[PP_GID_TEXT_LEN], tail[160], more[160] = "";
 	struct conn_addr c;
 
 	*index = -1;
@@ -239,27 +246,49 @@ int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
 		return 0;
 	}
 	conn_addr(local, &c);
+	/*
+	 * A GRH's source GID index is one byte (and so is HELLO's): an entry
+	 * above PP_MAX_GID_IDX cannot be used, only named when it is better.
+	 */
 	for (i = 0; i < n; i++) {
 		r = rank(&tbl[i], &c);
-		if (r > best_rank ||
-		    (r == best_rank && r && tbl[i].index < best->index)) {
+		if (tbl[i].index > (int)PP_MAX_GID_IDX) {
+			if (beats(&tbl[i], r, above, above_rank)) {
+				above = &tbl[i];
+				above_rank = r;
+			}
+		} else if (beats(&tbl[i], r, best, best_rank)) {
 			best = &tbl[i];
 			best_rank = r;
 		}
 	}
-	if (!best) {
+	if (above && above_rank > best_rank) {
+		inet_ntop(AF_INET6, above->raw, ip, sizeof(ip));
 		snprintf(
-			reason, len,
-			"the port is Ethernet (RoCE) but has no GID: give its network interface an IP address (see --show-gids)");
+			more, sizeof(more),
+			"; index %d (%s %s) would be better, but a GRH holds indexes 0-%u only",
+			above->index, pp_gid_type_name(above->type), ip,
+			PP_MAX_GID_IDX);
+	}
+	if (!best) {
+		if (above)
+			snprintf(
+				reason, len,
+				"the port's GIDs all lie above index %u, which a GRH cannot hold%s (give the address to a netdev whose GID gets a lower index; see --show-gids)",
+				PP_MAX_GID_IDX, more);
+		else
+			snprintf(
+				reason, len,
+				"the port is Ethernet (RoCE) but has no GID: give its network interface an IP address (see --show-gids)");
 		return ENODATA;
 	}
 	*index = best->index;
 	inet_ntop(AF_INET6, best->raw, ip, sizeof(ip));
 	why(best_rank, &c, tail, sizeof(tail));
-	snprintf(reason, len, "GID index %d: %s, %s %s%s%s%s", best->index,
+	snprintf(reason, len, "GID index %d: %s, %s %s%s%s%s%s", best->index,
 		 pp_gid_type_name(best->type),
 		 pp_gid_family_name(pp_gid_family(best->raw)), ip,
-		 best->ndev[0] ? " on " : "", best->ndev, tail);
+		 best->ndev[0] ? " on " : "", best->ndev, tail, more);
 	return 0;
 }
 

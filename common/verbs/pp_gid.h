@@ -24,6 +24,10 @@
  *   7. a populated GID of no known RoCE type (an old kernel that does not
  *      report GID types)
  *
+ * Only indexes 0-255 are chosen (PP_MAX_GID_IDX: a GRH's source GID index
+ * is one byte); rxe's table has 1024 entries, and an address whose GID lies
+ * above 255 is named in the reason line when it would have been better.
+ *
  * Rules 1-7 matter when the connection's local address is on no GID of the
  * port: the TCP exchange runs over another interface (a management network,
  * the loopback) than the RDMA port's.  RoCE v2 is preferred because it is
@@ -118,7 +122,8 @@ char *pp_gid_ip(const uint8_t gid[16], char *buf, size_t len);
  *
  * The order of preference is the one at the top of this header.
  *
- * Return: 0; ENODATA (an Ethernet port without a populated GID; @index -1).
+ * Return: 0; ENODATA (an Ethernet port without a populated GID at indexes
+ * 0-255; @index -1).
  */
 int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
 		  const struct sockaddr *local, int *index, char *reason,

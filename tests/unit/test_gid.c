@@ -115,6 +115,20 @@ static const struct spec vlan[] = {
 	{ 4, V2, "fe80::5054:ff:fe12:3401", "eth0.100" },
 };
 
+/*
+ * rxe's table has 1024 entries: an address added late can land above 255,
+ * which a GRH's one-byte source GID index cannot hold.
+ */
+static const struct spec high[] = {
+	{ 0, V2, "fe80::5c8b:51ff:fe1b:30c2", "va" },
+	{ 300, V2, "::ffff:10.99.0.1", "va" },
+	{ 1023, V2, "fd00::9", "va" },
+};
+
+static const struct spec high_only[] = {
+	{ 256, V2, "::ffff:10.99.0.1", "va" },
+};
+
 /* Not on any table above: the loopback, a management network. */
 #define LO4 "127.0.0.1"
 #define LO6 "::1"
@@ -170,6 +184,12 @@ static const struct choose_case {
 	  "GID index 1: RoCE v2, IPv4 ::ffff:10.0.0.1 on eth3, IPv4 like this connection, whose local address 127.0.0.1 is on no GID of this port" },
 	{ T(shuffled), LL_ETH, "10.0.0.2", 0, 2,
 	  "GID index 2: RoCE v2, IPv4 ::ffff:10.0.0.2 on eth3, the local address of this connection" },
+	{ T(high), LL_ETH, "10.99.0.1", 0, 0,
+	  "GID index 0: RoCE v2, IPv6 link-local fe80::5c8b:51ff:fe1b:30c2 on va (no routable RoCE v2 GID: link-local reaches only this link); index 300 (RoCE v2 ::ffff:10.99.0.1) would be better, but a GRH holds indexes 0-255 only" },
+	{ T(high), LL_ETH, "fe80::5c8b:51ff:fe1b:30c2", 0, 0,
+	  "GID index 0: RoCE v2, IPv6 link-local fe80::5c8b:51ff:fe1b:30c2 on va, the local address of this connection" },
+	{ T(high_only), LL_ETH, "10.99.0.1", ENODATA, -1,
+	  "the port's GIDs all lie above index 255, which a GRH cannot hold; index 256 (RoCE v2 ::ffff:10.99.0.1) would be better, but a GRH holds indexes 0-255 only (give the address to a netdev whose GID gets a lower index; see --show-gids)" },
 	{ T(ib_port), LL_IB, LO4, 0, -1,
 	  "no GID: InfiniBand routes by LID (give -g to use a GRH)" },
 	{ T(rxe), 0, LO4, 0, -1, /* unspecified: an old IB provider */
