@@ -438,6 +438,17 @@ static const struct opt_def opt_table[] = {
 		.help = "server: serve one client after another until stopped",
 	},
 	{
+		.id = PP_OPT_MAX_MEM,
+		.name = "max-mem",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1ULL << 20,
+		.max = 1ULL << 40,
+		.suffixes = true,
+		.help = "server: the most buffer memory in bytes that one client's run may make it allocate and register (both areas, a buffer per receive with -c on UC or UD, the largest size of -a)",
+	},
+	{
 		.id = PP_OPT_PROBE,
 		.name = "probe",
 		.kind = OPT_FLAG,
@@ -566,6 +577,7 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog)
 	o->gid_index = -1;
 	o->timeout_ms = 5 * 1000;
 	o->mesh_join_s = 30;
+	o->max_mem = PP_MAX_MEM_DEFAULT;
 #define DEFAULT_NUM(name, opt, type, off, valid, zero, wname, label, unit, \
 		    json, jnull, dflt, names)                              \
 	o->name = (type)(dflt);
@@ -607,6 +619,9 @@ static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 	case PP_OPT_MESH_JOIN:
 		*v = o->mesh_join_s;
 		return true;
+	case PP_OPT_MAX_MEM:
+		*v = o->max_mem;
+		return true;
 	case PP_OPT_NUM_TESTS:
 		*v = o->iters;
 		return true;
@@ -645,6 +660,9 @@ static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 		break;
 	case PP_OPT_MESH_JOIN:
 		o->mesh_join_s = (uint32_t)v;
+		break;
+	case PP_OPT_MAX_MEM:
+		o->max_mem = v;
 		break;
 	case PP_OPT_NUM_TESTS:
 		o->iters = v;

@@ -72,6 +72,7 @@ enum pp_opt_id {
 	PP_OPT_CC_UNPROT,   /* -U, --allow-cc-unprotected */
 	PP_OPT_NUM_TESTS,   /* --num_tests (xrc): ibv_xsrq_pingpong's -n */
 	PP_OPT_NEW_SEND,    /* -N, --new_send: the ibv_wr_*() post API */
+	PP_OPT_MAX_MEM,	    /* --max-mem: a server's buffers per client */
 	PP_OPT_COUNT
 };
 
@@ -96,6 +97,7 @@ struct pp_opts {
 	bool trace;	     /* --trace: every step on stderr */
 	bool rdma_core;	     /* --rdma-core: talk to ibv_*_pingpong */
 	bool persistent;     /* --persistent: serve clients until stopped */
+	uint64_t max_mem;    /* --max-mem: a client's buffers on this server */
 	bool json;	     /* --json: one JSON document on stdout */
 	bool histogram;	     /* --histogram: print a histogram */
 	bool probe;	     /* --probe: try every GID pair and MTU */

@@ -63,6 +63,8 @@
 #define PP_MIN_SIZE 1ULL
 #define PP_MAX_SIZE (2ULL << 30)  /* 2 GiB: one SGE carries < 4 GiB */
 #define PP_MAX_ITERS 100000000ULL /* one 8-byte sample each */
+/* --max-mem: a server's buffers for one client, unless raised (1 GiB) */
+#define PP_MAX_MEM_DEFAULT (1ULL << 30)
 #define PP_MAX_RX_DEPTH 65536U
 #define PP_MAX_QPS 1024U
 #define PP_MAX_SL 15U

@@ -315,9 +315,7 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		.op = (enum pp_op)p->op,
 		.is_server = s->conn.is_server,
 		/* -c on sends that a lossy transport may give up on */
-		.buf_per_recv = (p->flags & PP_F_VALIDATE) &&
-				p->op == PP_OP_SEND &&
-				pp_transport_of(p->transport)->lossy,
+		.buf_per_recv = pp_hello_buf_per_recv(p),
 		/*
 		 * A test hook, read here only (docs/testing.md): a wrong rkey
 		 * for the peer's memory, to show a remote access error.

@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pp_gid.h"
 #include "pp_hs.h"
+#include "pp_res.h"
 #include "pp_signal.h"
 #include "pp_sock.h"
 #include "pp_time.h"
@@ -99,6 +101,21 @@ size_t pp_sweep_sizes(const struct pp_hello *h, uint64_t *sizes)
 	if (sizes[n - 1] != top && n < PP_SWEEP_MAX)
 		sizes[n++] = top;
 	return n;
+}
+
+bool pp_hello_buf_per_recv(const struct pp_hello *h)
+{
+	return (h->flags & PP_F_VALIDATE) && h->op == PP_OP_SEND &&
+	       pp_transport_of(h->transport)->lossy;
+}
+
+int pp_hello_mem(const struct pp_hello *h, uint64_t page, uint64_t *bytes)
+{
+	uint64_t sizes[PP_SWEEP_MAX];
+	size_t n = pp_sweep_sizes(h, sizes);
+
+	return pp_res_mem(pp_transport_of(h->transport), sizes[n - 1],
+			  h->rx_depth, pp_hello_buf_per_recv(h), page, bytes);
 }
 
 /*
@@ -194,11 +211,29 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 			h->rx_depth, dev, caps->max_qp_wr, caps->max_qp_wr);
 		return EINVAL;
 	}
+	/* several QPs share one receive queue: only SRQ and XRC have that */
+	if (h->num_qps != 1 && !tr->srq) {
+		pp_err_set(
+			err,
+			"QPs: %u asked, %s runs one QP (several QPs are srq_pingpong's and xrc_pingpong's -q)",
+			h->num_qps, tr->name);
+		return EINVAL;
+	}
 	if (caps->max_qp && h->num_qps > caps->max_qp) {
 		pp_err_set(
 			err,
 			"QPs: %u asked, device %s max QPs %u (use -q %u or less)",
 			h->num_qps, dev, caps->max_qp, caps->max_qp);
+		return EINVAL;
+	}
+	if (caps->max_cqe &&
+	    pp_res_cqe(tr, h->num_qps, h->rx_depth) > caps->max_cqe) {
+		pp_err_set(
+			err,
+			"CQ: %llu entries needed (-r %u, -q %u), device %s max CQ entries %u (lower -r or -q)",
+			(unsigned long long)pp_res_cqe(tr, h->num_qps,
+						       h->rx_depth),
+			h->rx_depth, h->num_qps, dev, caps->max_cqe);
 		return EINVAL;
 	}
 	if (caps->pkey_tbl_len && h->pkey_index >= caps->pkey_tbl_len) {
@@ -317,6 +352,44 @@ static int check_explicit(const struct pp_opts *srv, const struct pp_hello *cl,
 	return 0;
 }
 
+/*
+ * The buffers a client's run makes the server allocate, zero and pin: at
+ * most --max-mem (a client must not make a server pin all its memory).
+ */
+static int check_mem(const struct pp_opts *srv, const struct pp_hello *h,
+		     struct pp_err *err)
+{
+	uint64_t bytes = UINT64_MAX;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!srv->max_mem)
+		return 0;
+	if (pp_hello_mem(h, page > 0 ? (uint64_t)page : 4096, &bytes) ||
+	    bytes > srv->max_mem) {
+		if (bytes == UINT64_MAX)
+			pp_err_set(
+				err,
+				"server memory limit: the client's -s %llu%s needs more buffer memory than the server can address (lower -s, or -r with -c)",
+				(unsigned long long)h->size,
+				(h->flags & PP_F_SWEEP) ? " -a" : "");
+		else
+			pp_err_set(
+				err,
+				"server memory limit: the client's -s %llu%s%s needs %llu bytes of buffers, the server allows %llu per client (lower -s%s, or start the server with --max-mem %llu or more)",
+				(unsigned long long)h->size,
+				(h->flags & PP_F_SWEEP) ? " -a" : "",
+				pp_hello_buf_per_recv(h) ?
+					" -c (a buffer per receive)" :
+					"",
+				(unsigned long long)bytes,
+				(unsigned long long)srv->max_mem,
+				pp_hello_buf_per_recv(h) ? " or -r" : "",
+				(unsigned long long)bytes);
+		return EINVAL;
+	}
+	return 0;
+}
+
 int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
 		   const struct pp_hello *mine, const struct pp_hello *client,
 		   struct pp_hello *agreed, struct pp_err *err)
@@ -389,6 +462,10 @@ int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
 			   link_layer_name(caps->link_layer));
 		return EINVAL;
 	}
+
+	rc = check_mem(srv, &h, err);
+	if (rc)
+		return rc;
 
 	h.link_layer = mine->link_layer;
 	h.active_mtu = mine->active_mtu;

@@ -79,6 +79,25 @@ void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 size_t pp_sweep_sizes(const struct pp_hello *h, uint64_t *sizes);
 
 /**
+ * pp_hello_buf_per_recv() - does a run of @h give each receive its own
+ * buffer? (-c on sends over a lossy transport: struct pp_res_attr)
+ * @h: the agreed parameters
+ */
+bool pp_hello_buf_per_recv(const struct pp_hello *h);
+
+/**
+ * pp_hello_mem() - the bytes of buffers a run of @h allocates, zeroes and
+ * registers on each side (pp_res_mem(): both areas, every receive's area
+ * with -c on a lossy transport, a sweep's largest size)
+ * @h: the parameters (a client's HELLO, with the path MTU for a UD sweep)
+ * @page: the page size
+ * @bytes: the sum
+ *
+ * Return: 0; EOVERFLOW (more than the process can address).
+ */
+int pp_hello_mem(const struct pp_hello *h, uint64_t page, uint64_t *bytes);
+
+/**
  * pp_hello_describe() - the parameters of @h in words, for --trace
  * @h: a HELLO (the agreed one)
  * @buf: output: "size 4096, size sweep (-a) off, iterations 1000, ...",
@@ -115,6 +134,9 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
  * @err: one line naming the field and both values ("size: client 4096,
  *       server 1024"; "transport binary: client ud_pingpong, server
  *       rc_pingpong")
+ *
+ * The buffers the client's parameters make the server allocate and pin
+ * (pp_hello_mem()) must not pass the server's --max-mem (@srv->max_mem).
  *
  * A pure function, so every rule is unit-tested without sockets.
  *

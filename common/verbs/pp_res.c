@@ -378,6 +378,38 @@ int pp_res_buf_len(uint64_t size, uint32_t recv_len, uint32_t recv_bufs,
 	return 0;
 }
 
+/* The receive areas: how long each is, and how many. */
+static void recv_areas(const struct pp_transport_desc *tr, uint64_t size,
+		       uint32_t rx_depth, bool buf_per_recv, uint32_t *recv_len,
+		       uint32_t *recv_bufs)
+{
+	*recv_len = (uint32_t)size + (tr->datagram ? PP_GRH_LEN : 0);
+	*recv_bufs = buf_per_recv ? rx_depth : 1;
+}
+
+int pp_res_mem(const struct pp_transport_desc *tr, uint64_t size,
+	       uint32_t rx_depth, bool buf_per_recv, uint64_t page,
+	       uint64_t *bytes)
+{
+	uint32_t recv_len, recv_bufs;
+	size_t len;
+	int ret;
+
+	recv_areas(tr, size, rx_depth, buf_per_recv, &recv_len, &recv_bufs);
+	ret = pp_res_buf_len(size, recv_len, recv_bufs, page, SIZE_MAX, &len);
+	if (!ret)
+		*bytes = len;
+	return ret;
+}
+
+uint64_t pp_res_cqe(const struct pp_transport_desc *tr, uint32_t num_qps,
+		    uint32_t rx_depth)
+{
+	uint64_t recvs = tr->srq ? rx_depth : (uint64_t)num_qps * rx_depth;
+
+	return recvs + (uint64_t)num_qps * PP_TX_DEPTH;
+}
+
 /*
  * The MR of the buffers: plain, on demand (-o: the device maps the pages
  * when it first touches them) or implicit (-O: one MR for the whole
@@ -476,9 +508,8 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 	long page = sysconf(_SC_PAGESIZE);
 	int ret;
 
-	r->recv_len =
-		(uint32_t)r->attr.size + (r->tr->datagram ? PP_GRH_LEN : 0);
-	r->recv_bufs = r->attr.buf_per_recv ? r->attr.rx_depth : 1;
+	recv_areas(r->tr, r->attr.size, r->attr.rx_depth, r->attr.buf_per_recv,
+		   &r->recv_len, &r->recv_bufs);
 	ret = pp_res_buf_len(r->attr.size, r->recv_len, r->recv_bufs,
 			     (uint64_t)page, SIZE_MAX, &r->buf_len);
 	if (ret) {
@@ -532,12 +563,18 @@ static int register_buffers(struct pp_res *r, struct pp_err *err)
 
 static int create_queues(struct pp_res *r, struct pp_err *err)
 {
-	uint64_t cqe =
-		(uint64_t)r->attr.rx_depth + (uint64_t)r->num_qps * PP_TX_DEPTH;
+	uint64_t cqe = pp_res_cqe(r->tr, r->num_qps, r->attr.rx_depth);
 	int ret;
 
-	if (r->attr.max_cqe && cqe > r->attr.max_cqe)
-		cqe = r->attr.max_cqe;
+	/* a smaller CQ would overflow when the QPs flush: refuse */
+	if (r->attr.max_cqe && cqe > r->attr.max_cqe) {
+		pp_err_set(
+			err,
+			"CQ: %llu entries needed, device %s max CQ entries %u (lower -r or -q)",
+			(unsigned long long)cqe,
+			ibv_get_device_name(r->ctx->device), r->attr.max_cqe);
+		return EINVAL;
+	}
 	r->cq = ibv_create_cq(r->ctx, (int)cqe, NULL, r->channel, 0);
 	if (!r->cq) {
 		ret = errno ? errno : ENOMEM;

@@ -56,7 +56,7 @@ struct pp_res_attr {
 	uint64_t min_size; /* a sweep: the smallest size; 0: size */
 	bool no_inline;	   /* never send inline */
 	uint32_t rx_depth; /* receives posted ahead (per QP, or the SRQ) */
-	uint32_t max_cqe;  /* device limit; 0: not checked */
+	uint32_t max_cqe;  /* device limit (pp_res_cqe()); 0: not checked */
 	uint8_t ib_port;
 	uint16_t pkey_index;   /* the QPs' P_Key index (INIT) */
 	bool use_event;	       /* make a completion channel */
@@ -147,6 +147,39 @@ int pp_res_xrcd_file(const char *path, bool own, int *fd, struct pp_err *err);
  */
 int pp_res_buf_len(uint64_t size, uint32_t recv_len, uint32_t recv_bufs,
 		   uint64_t page, uint64_t max, size_t *len);
+
+/**
+ * pp_res_mem() - the bytes of buffers a run allocates, zeroes and registers
+ * on one side: the send area, page-rounded, and the receive areas
+ * (pp_res_buf_len()), as pp_res_create() makes them
+ * @tr: the transport (UD: a GRH ahead of each receive)
+ * @size: the largest message (a sweep's top)
+ * @rx_depth: receives posted ahead
+ * @buf_per_recv: each receive its own area (struct pp_res_attr)
+ * @page: the page size
+ * @bytes: the sum
+ *
+ * One receive area serves every QP (and the SRQ), so the QP count does not
+ * add to it.
+ *
+ * Return: 0; EOVERFLOW when the sum does not fit a size_t.
+ */
+int pp_res_mem(const struct pp_transport_desc *tr, uint64_t size,
+	       uint32_t rx_depth, bool buf_per_recv, uint64_t page,
+	       uint64_t *bytes);
+
+/**
+ * pp_res_cqe() - the entries the one CQ needs: every receive and every send
+ * that can be outstanding, each of which completes (or flushes, when a QP
+ * goes to the error state) into it
+ * @tr: the transport (SRQ, XRC: the receives are the shared queue's)
+ * @num_qps: QPs (XRC: send QPs; its receive QPs have no receive queue)
+ * @rx_depth: receives posted ahead, per QP or in the shared queue
+ *
+ * Return: the entries.
+ */
+uint64_t pp_res_cqe(const struct pp_transport_desc *tr, uint32_t num_qps,
+		    uint32_t rx_depth);
 
 /**
  * pp_res_create() - acquire, in order, everything a run needs, and bring the

@@ -15,7 +15,8 @@
 #   refused  what a transport does not allow, refused on both sides: our
 #            client at its command line (UC read, UD write, a 16-byte
 #            atomic, write with -e), and the server for a HELLO that asks for
-#            it anyway (hostile_peer.py), each with a line naming the rule.
+#            it anyway (hostile_peer.py), each with a line naming the rule;
+#            a server whose --max-mem is below what the client's -s needs.
 #   rkey     a wrong rkey (the PP_TEST_BAD_RKEY test hook on the client):
 #            the client's write or read fails with a remote access error
 #            naming the rkey, and the server reports the client's line.
@@ -205,6 +206,15 @@ refused)
 	pp_expect_status "$cst" 1 "srv.write.event: client"
 	pp_expect_grep "with the server's -e/--events" "$PP_LOGS/srv.write.event.client" \
 		"srv.write.event: the client reports the server's rule"
+	# a client asking more buffer memory than the server allows: -s 1M
+	# needs two 1 MiB areas; both sides exit 1 naming the cause and the fix
+	run srv.max-mem rc_pingpong --max-mem 1M -- -s 1M -n 10
+	pp_expect_status "$sst" 1 "srv.max-mem: server"
+	pp_expect_status "$cst" 1 "srv.max-mem: client"
+	for side in server client; do
+		pp_expect_grep "server memory limit: the client's -s 1048576 needs 2097152 bytes of buffers, the server allows 1048576 per client \(lower -s, or start the server with --max-mem 2097152 or more\)" \
+			"$PP_LOGS/srv.max-mem.$side" "srv.max-mem: the $side names the limit"
+	done
 	;;
 rkey)
 	for op in write read fetch-add; do

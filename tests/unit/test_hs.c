@@ -21,6 +21,7 @@
 #include "check_main.h"
 #include "caps_fixture.h"
 #include "pp_hs.h"
+#include "pp_res.h"
 #include "pp_run.h"
 #include "pp_sock.h"
 #include "pp_time.h"
@@ -858,6 +859,146 @@ START_TEST(check_atomic_cap)
 }
 END_TEST
 
+/* Several QPs in one run: only where they share a receive queue. */
+START_TEST(check_one_qp)
+{
+	static const enum pp_tool tools[] = { PP_TOOL_RC, PP_TOOL_UD,
+					      PP_TOOL_SRQ, PP_TOOL_XRC };
+	struct pp_hello agreed;
+	struct side srv, cl;
+	struct pp_err err;
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		bool many = tools[i] == PP_TOOL_SRQ || tools[i] == PP_TOOL_XRC;
+
+		side_init(&srv, tools[i], 1024);
+		side_init(&cl, tools[i], 1024);
+		if (tools[i] == PP_TOOL_UD)
+			cl.o.size = 1024;
+		side_rebuild(&cl);
+		/* a HELLO no option of ours makes for RC, UC or UD */
+		cl.h.num_qps = 2;
+		ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err),
+				 many ? 0 : EINVAL);
+		if (many)
+			continue;
+		ck_assert_err(&err, "QPs: 2 asked, ");
+		ck_assert_err(
+			&err,
+			" runs one QP (several QPs are srq_pingpong's and xrc_pingpong's -q)");
+		cl.h.num_qps = 1;
+		ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+	}
+	side_init(&srv, PP_TOOL_RC, 1024);
+	side_init(&cl, PP_TOOL_RC, 1024);
+	cl.o.transport = PP_TR_UC;
+	side_rebuild(&cl);
+	cl.h.num_qps = 3;
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), EINVAL);
+	ck_assert_err(&err, "QPs: 3 asked, uc runs one QP");
+	cl.h.num_qps = 0;
+	ck_assert_int_eq(pp_hello_check(&cl.h, &srv.caps, &err), EINVAL);
+}
+END_TEST
+
+/* The CQ holds every receive and send that can flush into it. */
+START_TEST(check_cqe)
+{
+	struct pp_hello agreed;
+	struct side srv, cl;
+	struct pp_err err;
+
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_RC), 1, 500), 504);
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_UD), 1, 500), 504);
+	/* one shared receive queue, a send queue per QP */
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_SRQ), 4, 500), 516);
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_XRC), 4, 500), 516);
+	/* a receive queue per QP, were there several */
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_RC), 2, 500), 1008);
+
+	side_init(&srv, PP_TOOL_SRQ, 1024);
+	side_init(&cl, PP_TOOL_SRQ, 1024);
+	cl.o.num_qps = 4;
+	side_rebuild(&cl);
+	srv.caps.max_cqe = 515;
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), EINVAL);
+	ck_assert_err(
+		&err,
+		"CQ: 516 entries needed (-r 500, -q 4), device rxe0 max CQ entries 515 (lower -r or -q)");
+	srv.caps.max_cqe = 516;
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+}
+END_TEST
+
+/*
+ * What a client's run makes the server allocate, zero and pin: both areas,
+ * a buffer per receive (-c on UC, UD), a sweep's largest size; at most the
+ * server's --max-mem.
+ */
+START_TEST(adopt_max_mem)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), bytes;
+	struct pp_hello agreed;
+	struct side srv, cl;
+	struct pp_err err;
+	char want[512];
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	ck_assert_uint_eq(srv.o.max_mem, 1ULL << 30);
+	side_init(&cl, PP_TOOL_RC, 1024);
+	ck_assert_int_eq(pp_hello_mem(&cl.h, page, &bytes), 0);
+	ck_assert_uint_eq(bytes, page + 4096); /* 4096 B: a page each */
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+
+	/* -s 2G: both areas, 4 GiB */
+	cl.o.size = 2ULL << 30;
+	side_rebuild(&cl);
+	ck_assert_int_eq(pp_hello_mem(&cl.h, page, &bytes), 0);
+	ck_assert_uint_eq(bytes, 4ULL << 30);
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), EINVAL);
+	ck_assert_str_eq(
+		err.msg,
+		"server memory limit: the client's -s 2147483648 needs 4294967296 bytes of buffers, the server allows 1073741824 per client (lower -s, or start the server with --max-mem 4294967296 or more)");
+	srv.o.max_mem = 4ULL << 30;
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+	srv.o.max_mem = (4ULL << 30) - 1;
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), EINVAL);
+
+	/* --uc -a -c: 500 receive buffers of the sweep's top, 8 MiB */
+	srv.o.max_mem = 1ULL << 30;
+	side_init(&cl, PP_TOOL_RC, 1024);
+	cl.o.transport = PP_TR_UC;
+	cl.o.sweep = true;
+	cl.o.validate = true;
+	side_rebuild(&cl);
+	ck_assert(pp_hello_buf_per_recv(&cl.h));
+	ck_assert_int_eq(pp_hello_mem(&cl.h, page, &bytes), 0);
+	ck_assert_uint_eq(bytes, 501ULL * (8ULL << 20));
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), EINVAL);
+	snprintf(
+		want, sizeof(want),
+		"server memory limit: the client's -s 8388608 -a -c (a buffer per receive) needs %llu bytes of buffers, the server allows 1073741824 per client (lower -s or -r, or start the server with --max-mem %llu or more)",
+		501ULL * (8ULL << 20), 501ULL * (8ULL << 20));
+	ck_assert_str_eq(err.msg, want);
+	/* without -c: one receive area */
+	cl.o.validate = false;
+	side_rebuild(&cl);
+	ck_assert(!pp_hello_buf_per_recv(&cl.h));
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+
+	/* UD -a -c: the sweep stops at the path MTU, a GRH per receive */
+	side_init(&srv, PP_TOOL_UD, 1024);
+	side_init(&cl, PP_TOOL_UD, 1024);
+	cl.o.sweep = true;
+	cl.o.validate = true;
+	side_rebuild(&cl);
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+	ck_assert_int_eq(pp_hello_mem(&agreed, page, &bytes), 0);
+	ck_assert_uint_eq(bytes, page + 500ULL * (1024 + 40));
+}
+END_TEST
+
 START_TEST(check_ud_mtu)
 {
 	struct pp_port_caps caps;
@@ -1023,13 +1164,13 @@ static int srv_full_run(const struct pp_conn *c, const void *arg,
 	int rc;
 
 	(void)arg;
-	side_init(&srv, PP_TOOL_RC, 1024);
+	side_init(&srv, PP_TOOL_SRQ, 1024);
 	rc = pp_hs_server_hello(c, &srv.o, &srv.caps, &srv.h, &agreed, NULL,
 				err);
 	if (rc)
 		return rc;
 	if (agreed.size != 8192 || agreed.iters != 42 || agreed.mtu != 1024 ||
-	    agreed.transport != PP_TR_UC || agreed.flags != PP_F_VALIDATE ||
+	    agreed.transport != PP_TR_SRQ || agreed.flags != PP_F_VALIDATE ||
 	    agreed.num_qps != 2) {
 		pp_err_set(err, "agreed size %llu iters %llu mtu %u",
 			   (unsigned long long)agreed.size,
@@ -1084,8 +1225,8 @@ START_TEST(sock_full_run)
 	port = listen_free(full_runs[_i][0], &lfd);
 	ch = start_server(lfd, srv_full_run, NULL, 3000);
 
-	side_init(&cl, PP_TOOL_RC, 4096);
-	cl.o.transport = PP_TR_UC;
+	/* two QPs: a transport that has several (SRQ) */
+	side_init(&cl, PP_TOOL_SRQ, 4096);
 	cl.o.size = 8192;
 	cl.o.iters = 42;
 	cl.o.num_qps = 2;
@@ -1844,6 +1985,9 @@ static Suite *hs_suite(void)
 	tcase_add_test(pure, check_limits);
 	tcase_add_test(pure, check_ud_mtu);
 	tcase_add_test(pure, check_atomic_cap);
+	tcase_add_test(pure, check_one_qp);
+	tcase_add_test(pure, check_cqe);
+	tcase_add_test(pure, adopt_max_mem);
 	suite_add_tcase(s, pure);
 
 	tcase_set_timeout(sock, 15);
