@@ -130,6 +130,11 @@ const char *pp_probe_step_name(enum pp_probe_step step)
 	return "?";
 }
 
+bool pp_probe_try_again(enum pp_probe_step step)
+{
+	return step == PP_PROBE_FIRST || step == PP_PROBE_RUN;
+}
+
 /* @in with every hexadecimal number written "0x...", into @out. */
 static void note_key(const char *in, char *out, size_t len)
 {

@@ -116,6 +116,17 @@ enum pp_probe_step pp_probe_step_of(int phase, int ret, const char *msg,
  */
 const char *pp_probe_step_name(enum pp_probe_step step);
 
+/**
+ * pp_probe_try_again() - whether a row that failed at @step is run once more
+ * before it is reported failed
+ * @step: where the first try ended
+ *
+ * Only a loss looks like a broken path by chance: the first completion that
+ * never came or a later one that failed.  A refusal (handshake, RTR, RTS),
+ * a data mismatch and a row that hit its deadline end the same way twice.
+ */
+bool pp_probe_try_again(enum pp_probe_step step);
+
 /*
  * The failure reasons of a probe's table, each printed once below it: a row
  * gives its reason's code ("E1"), the same for every row that failed for the

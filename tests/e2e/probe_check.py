@@ -59,7 +59,7 @@ def gids(path):
 
 ROW = re.compile(
     r"^\s*(\d+) (RoCE v[12]) +(\S+) +(\S+) +(\d+) +(\S+) +(\S+) +(\d+) +"
-    r"(auto)? *(?:ok: median ([0-9.]+) us|failed at (.+?): (.+))$")
+    r"(auto)? *(?:ok: median ([0-9.]+) us( \(2nd try\))?|failed at (.+?): (.+))$")
 
 
 def main():
@@ -122,11 +122,17 @@ def main():
         if not m:
             continue
         t_ok = m[10] is not None
-        if t_ok != r["ok"] or (not t_ok and m[11] != r["step"]) or \
+        if t_ok != r["ok"] or (not t_ok and m[12] != r["step"]) or \
                 (m[9] == "auto") != r["auto"]:
             agree = False
             fail(f"row {k}: table says {m[0]!r}, JSON says ok={r['ok']} "
                  f"step={r['step']} auto={r['auto']}")
+        if r.get("tries") not in (1, 2) or \
+                (t_ok and (m[11] is not None) != (r["tries"] == 2)):
+            fail(f"row {k}: tries {r.get('tries')}, table {m[0]!r}: a row "
+                 "tried twice says '(2nd try)' when it worked")
+        if r["tries"] == 2 and r["step"] not in ("ok", "first completion", "run"):
+            fail(f"row {k}: tried twice after {r['step']}: only a loss is tried again")
         if r["ok"] and not (r["rtt_median_us"] and r["rtt_median_us"] > 0):
             fail(f"row {k}: ok without a median round trip in JSON")
         if not r["ok"] and (r["step"] not in
@@ -147,7 +153,7 @@ def main():
         m = by_key.get((r["local"]["index"], r["server"]["index"], r["mtu"]))
         if r["ok"] or not m:
             continue
-        code = re.fullmatch(r"E(\d+)", m[12] or "")
+        code = re.fullmatch(r"E(\d+)", m[13] or "")
         want_note = re.sub(r"0x[0-9a-fA-F]+", "0x...", r["reason"])
         if not code or notes.get(code[1]) != want_note:
             coded = False

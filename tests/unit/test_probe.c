@@ -298,6 +298,20 @@ START_TEST(notes)
 }
 END_TEST
 
+/* A loss earns a row a second try; a refusal or a mismatch does not. */
+START_TEST(try_again)
+{
+	ck_assert(pp_probe_try_again(PP_PROBE_FIRST));
+	ck_assert(pp_probe_try_again(PP_PROBE_RUN));
+	ck_assert(!pp_probe_try_again(PP_PROBE_OK));
+	ck_assert(!pp_probe_try_again(PP_PROBE_HANDSHAKE));
+	ck_assert(!pp_probe_try_again(PP_PROBE_RTR));
+	ck_assert(!pp_probe_try_again(PP_PROBE_RTS));
+	ck_assert(!pp_probe_try_again(PP_PROBE_DATA));
+	ck_assert(!pp_probe_try_again(PP_PROBE_DEADLINE));
+}
+END_TEST
+
 /* --probe's rows give up sooner on a path that never acknowledges. */
 START_TEST(short_retry)
 {
@@ -374,6 +388,7 @@ static Suite *probe_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rows");
 	tcase_add_test(tc, short_retry);
+	tcase_add_test(tc, try_again);
 	tcase_add_test(tc, gids_message);
 	suite_add_tcase(s, tc);
 	return s;
