@@ -680,6 +680,9 @@ slurm_files() {
 			SchedulerType=sched/builtin
 			SelectType=select/cons_tres
 			SelectTypeParameters=CR_CPU
+			# Emulated guests answer slowly when busy: a step launch
+			# waits up to 60 s for slurmd (default 10 s).
+			MessageTimeout=60
 			# A guest powered off by a test is DOWN within 20 s.
 			SlurmdTimeout=20
 			InactiveLimit=0
