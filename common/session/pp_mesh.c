@@ -393,15 +393,7 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 		}
 	}
 	if (!ret)
-		ret = pp_session_connect(&s);
-	if (!ret) {
-		phase = 1;
-		ret = pp_session_setup(&s);
-	}
-	if (!ret) {
-		phase = 2;
-		ret = pp_session_run(&s);
-	}
+		ret = pp_session_steps(&s, &phase);
 	if (s.nresults)
 		completed = s.results[0].completed;
 	r->completed = completed;

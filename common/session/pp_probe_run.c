@@ -217,15 +217,7 @@ static void row_session(const struct probe *p, const struct row *rw,
 	if (!ret) {
 		s.want_peer_gid = p->rem[rw->r].index;
 		s.short_retry = true;
-		ret = pp_session_connect(&s);
-	}
-	if (!ret) {
-		phase = 1;
-		ret = pp_session_setup(&s);
-	}
-	if (!ret) {
-		phase = 2;
-		ret = pp_session_run(&s);
+		ret = pp_session_steps(&s, &phase);
 	}
 	if (s.nresults)
 		completed = s.results[0].completed;

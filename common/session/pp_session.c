@@ -628,6 +628,23 @@ int pp_session_run(struct pp_session *s)
 	return ret;
 }
 
+int pp_session_steps(struct pp_session *s, int *phase)
+{
+	int ret;
+
+	*phase = 0;
+	ret = pp_session_connect(s);
+	if (!ret) {
+		*phase = 1;
+		ret = pp_session_setup(s);
+	}
+	if (!ret) {
+		*phase = 2;
+		ret = pp_session_run(s);
+	}
+	return ret;
+}
+
 /*
  * Ours: the server sends its deltas (COUNTERS) when the client asked.  A
  * server whose own read failed sends an empty set without directories, and

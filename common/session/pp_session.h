@@ -242,6 +242,17 @@ int pp_session_setup(struct pp_session *s);
 int pp_session_run(struct pp_session *s);
 
 /**
+ * pp_session_steps() - pp_session_connect(), pp_session_setup() and
+ * pp_session_run() in turn, up to the first that fails
+ * @s:     an open session
+ * @phase: set to how far it got: 0 the handshake, 1 the QPs' set-up, 2 the
+ *         run (pp_probe_step_of() reads it)
+ *
+ * Return: the first failure's errno (the message in @s->err), or 0.
+ */
+int pp_session_steps(struct pp_session *s, int *phase);
+
+/**
  * pp_session_close() - release everything the session holds
  * @s: a session in any state after pp_session_open() was called
  */
