@@ -17,7 +17,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${PP_BUILD_DIR:-$top/build-all}
 cd "$top"
 
-bash tests/install-deps.sh
+# stage NAME CMD...: run CMD, then say how long it took (the CI's budget).
+stage() {
+	local t0=$SECONDS name=$1
+	shift
+	"$@"
+	echo "run-all: $name took $((SECONDS - t0)) s"
+}
+
+stage install-deps bash tests/install-deps.sh
 # The formatting check always runs: install-deps.sh installs clang-format.
 if ! command -v clang-format >/dev/null; then
 	echo "run-all: clang-format not found: install it (tests/install-deps.sh)" >&2
@@ -30,19 +38,21 @@ if [[ -n $bad ]]; then
 	echo "run-all: not clang-formatted (run clang-format -i): $bad" >&2
 	exit 1
 fi
+t0=$SECONDS
 cmake -S . -B "$build" -DPP_WERROR="${PP_WERROR:-ON}" >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
+echo "run-all: build took $((SECONDS - t0)) s"
 
 # With no ctest arguments (the full run, as in CI): the robustness checks
 # first, so that ctest's summary is the last thing printed.  Each prints one
 # summary line and fails the run on any finding (docs/robustness.md).
 if (($# == 0)); then
-	bash tests/nocheck.sh
+	stage nocheck bash tests/nocheck.sh
 fi
 if (($# == 0)) && [[ ${PP_QUICK:-0} != 1 ]]; then
-	PP_BUILD_DIR=$build bash tests/valgrind.sh
-	bash tests/fuzz/run.sh "${PP_FUZZ_SECONDS:-15}"
-	bash tests/sanitize.sh
+	PP_BUILD_DIR=$build stage valgrind bash tests/valgrind.sh
+	stage fuzz bash tests/fuzz/run.sh "${PP_FUZZ_SECONDS:-15}"
+	stage sanitize bash tests/sanitize.sh
 fi
 cd "$build"
 ctest -j2 --output-on-failure "$@"
