@@ -92,4 +92,11 @@ C)
 	grep -h 'usec/iter' "$PP_LOGS/client" || true
 	;;
 esac
+# Slurm's own complaints, for a failure's diagnosis: every host's slurmd,
+# and the controller on A.
+for f in /run/slurm/slurmd.log /run/slurm/slurmctld.log; do
+	[[ -r $f ]] || continue
+	grep -iE 'error|timeout|timed out|fail|refused' "$f" | tail -n 15 |
+		sed "s|^|    $(basename "$f"): |" || true
+done
 pp_finish

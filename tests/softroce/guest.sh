@@ -680,9 +680,10 @@ slurm_files() {
 			SchedulerType=sched/builtin
 			SelectType=select/cons_tres
 			SelectTypeParameters=CR_CPU
-			# Emulated guests answer slowly when busy: a step launch
-			# waits up to 60 s for slurmd (default 10 s).
-			MessageTimeout=60
+			# Emulated guests answer slowly when busy: a connection
+			# may take 15 s (default 2 s), a message 30 s (default 10).
+			TCPTimeout=15
+			MessageTimeout=30
 			# A guest powered off by a test is DOWN within 20 s.
 			SlurmdTimeout=20
 			InactiveLimit=0
