@@ -553,6 +553,35 @@ static void on_interval(void *arg, const struct pp_run_interval *iv)
 		pp_report_interval(s->progress, iv);
 }
 
+/*
+ * A test hook, read here only (docs/testing.md): PP_TEST_CORRUPT=ITER:OFFSET
+ * puts one wrong byte into message ITER (pp_run_corrupt()).  A malformed
+ * value sets no hook: the tests that set it then fail for want of the
+ * mismatch.
+ */
+static void corrupt_hook(struct pp_run_cfg *rc, struct pp_trace *trace)
+{
+	const char *v = getenv("PP_TEST_CORRUPT");
+	unsigned long long seq, off;
+	char *end;
+
+	if (!v)
+		return;
+	errno = 0;
+	seq = strtoull(v, &end, 10);
+	if (errno || end == v || *end != ':' || seq > UINT32_MAX)
+		return;
+	v = end + 1;
+	off = strtoull(v, &end, 10);
+	if (errno || end == v || *end)
+		return;
+	rc->corrupt = true;
+	rc->corrupt_seq = (uint32_t)seq;
+	rc->corrupt_off = off;
+	pp_trace_step(trace, "PP_TEST_CORRUPT: message %llu, byte %llu flipped",
+		      seq, off);
+}
+
 int pp_session_run(struct pp_session *s)
 {
 	struct pp_run_cfg rc = {
@@ -579,6 +608,7 @@ int pp_session_run(struct pp_session *s)
 
 	if (s->query_only)
 		return 0;
+	corrupt_hook(&rc, &s->trace);
 	if (s->x->run_cfg)
 		s->x->run_cfg(s, &rc);
 	if (!rc.loop) /* the one-sided operations' loops, or ours */

@@ -97,8 +97,11 @@ static void write_fill(struct run *s, uint32_t seq, bool from_server)
 {
 	uint32_t n = s->r->msg_size;
 
-	if (s->cfg->validate)
+	if (s->cfg->validate) {
 		pp_pattern_fill(s->r->send_buf, n - 1, seq, from_server);
+		/* the flag stays: the peer must see the write land */
+		pp_run_corrupt(s, s->r->send_buf, n - 1, seq);
+	}
 	s->r->send_buf[n - 1] = pp_write_flag(n, seq, from_server);
 }
 
@@ -313,6 +316,7 @@ static int read_check(struct run *s, uint64_t i)
 	const uint8_t *data = s->r->recv_buf;
 	size_t off;
 
+	pp_run_corrupt(s, s->r->recv_buf, s->r->msg_size, i);
 	if (pp_pattern_check(data, s->r->msg_size, PP_READ_SEQ, true, &off))
 		return 0;
 	pp_err_set(
@@ -331,12 +335,11 @@ static int atomic_post(struct run *s, uint64_t k, uint64_t *expect)
 
 	if (s->r->attr.op == PP_OP_CMP_SWAP) {
 		pp_op_cmp_swap_next(k, &compare, &swap);
-		*expect = compare;
 	} else {
 		compare = PP_OP_FETCH_ADD_ADD;
 		swap = 0;
-		*expect = k * PP_OP_FETCH_ADD_ADD;
 	}
+	*expect = pp_op_atomic_old(s->r->attr.op, k);
 	poison = ~*expect;
 	memcpy(s->r->recv_buf, &poison, sizeof(poison));
 	ret = pp_res_post_atomic(s->r, qp_of(s, k), compare, swap);
@@ -354,6 +357,7 @@ static int atomic_check(struct run *s, uint64_t k, uint64_t expect)
 {
 	uint64_t old;
 
+	pp_run_corrupt(s, s->r->recv_buf, sizeof(old), k);
 	memcpy(&old, s->r->recv_buf, sizeof(old));
 	if (old == expect)
 		return 0;
@@ -426,13 +430,9 @@ static int request_client(struct run *s)
 /* Atomics: what @n of them left in the server's word. */
 static int word_check(struct run *s, uint64_t n)
 {
-	uint64_t word, want, swap;
+	uint64_t word, want = pp_op_atomic_word(s->r->attr.op, n);
 
 	memcpy(&word, s->r->send_buf, sizeof(word));
-	if (s->r->attr.op == PP_OP_CMP_SWAP)
-		pp_op_cmp_swap_next(n, &want, &swap);
-	else
-		want = n * PP_OP_FETCH_ADD_ADD;
 	if (word == want)
 		return 0;
 	pp_err_set(s->err,

@@ -61,6 +61,14 @@ struct pp_run_cfg {
 	/* ... handed, as each interval ends, to this (may be NULL) */
 	void (*on_interval)(void *arg, const struct pp_run_interval *iv);
 	void *interval_arg;
+	/*
+	 * A test hook (PP_TEST_CORRUPT, pp_session.c; docs/testing.md): with
+	 * -c, message corrupt_seq carries byte corrupt_off (mod its length)
+	 * flipped (pp_run_corrupt())
+	 */
+	bool corrupt;
+	uint32_t corrupt_seq;
+	uint64_t corrupt_off;
 };
 
 struct pp_run_result {

@@ -64,6 +64,13 @@ int pp_run_check_len(struct run *s, const struct ibv_wc *wc)
 void pp_run_ours_fill(struct run *s, uint32_t seq, bool from_server)
 {
 	pp_pattern_fill(s->r->send_buf, s->r->msg_size, seq, from_server);
+	pp_run_corrupt(s, s->r->send_buf, s->r->msg_size, seq);
+}
+
+void pp_run_corrupt(const struct run *s, uint8_t *buf, size_t len, uint64_t seq)
+{
+	if (s->cfg->corrupt && len && seq == s->cfg->corrupt_seq)
+		buf[s->cfg->corrupt_off % len] ^= 0xff;
 }
 
 /* -c, ours: is @data the pattern of message @seq from its sender? */

@@ -150,4 +150,16 @@ int pp_run_ours_on_recv(struct run *s, const struct ibv_wc *wc);
 void pp_run_ours_on_send(struct run *s, const struct ibv_wc *wc);
 void pp_run_ours_fill(struct run *s, uint32_t seq, bool from_server);
 
+/**
+ * pp_run_corrupt() - the PP_TEST_CORRUPT test hook: flip one byte of
+ * message @seq, when it is the one the hook names (pp_run_cfg.corrupt)
+ * @s: the run
+ * @buf: the message's data (sent, or as it came back to a Read or an
+ *       atomic, before its check)
+ * @len: its length; 0: nothing to flip
+ * @seq: its number, as the mismatch line prints it
+ */
+void pp_run_corrupt(const struct run *s, uint8_t *buf, size_t len,
+		    uint64_t seq);
+
 #endif /* PP_RUN_WC_H */
