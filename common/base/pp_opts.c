@@ -207,7 +207,18 @@ static const struct opt_def opt_table[] = {
 		.tools = TOOLS_ALL,
 		.min = 0,
 		.max = PP_MAX_PKEY_INDEX,
-		.help = "index of the P_Key (the partition) in the port's P_Key table",
+		.help = "use the P_Key at this index of this port's P_Key table (another way to give --pkey)",
+	},
+	{
+		.id = PP_OPT_PKEY,
+		.name = "pkey",
+		.arg = "PKEY",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL,
+		.min = 1,
+		.max = 0xffff,
+		.help = "the partition's P_Key, e.g. 0x8001 (each side uses its port's index of it)",
+		.unset = "the P_Key at --pkey-index",
 	},
 	{
 		.id = PP_OPT_CHECK,
@@ -591,6 +602,9 @@ void pp_opts_init(struct pp_opts *o, enum pp_tool tool, const char *prog)
  */
 static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 {
+	/* the default P_Key is read from the port's table (--pkey-index) */
+	if (id == PP_OPT_PKEY && !(o->set & PP_OPT_BIT(PP_OPT_PKEY)))
+		return false;
 	switch (id) {
 #define VALUE_NUM(name, opt, type, off, valid, zero, ...) \
 	case opt:                                         \
@@ -613,6 +627,9 @@ static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 	case PP_OPT_INTERVAL:
 		*v = o->interval_s;
 		return o->interval_s != 0;
+	case PP_OPT_PKEY_INDEX:
+		*v = o->pkey_index;
+		return true;
 	case PP_OPT_MESH_SIZE:
 		*v = o->mesh_size;
 		return o->mesh_size != 0;
@@ -654,6 +671,9 @@ static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 		break;
 	case PP_OPT_INTERVAL:
 		o->interval_s = (uint32_t)v;
+		break;
+	case PP_OPT_PKEY_INDEX:
+		o->pkey_index = (uint16_t)v;
 		break;
 	case PP_OPT_MESH_SIZE:
 		o->mesh_size = (uint32_t)v;
@@ -1122,6 +1142,20 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 	}
 	if (opt_check_probe(o, err))
 		return EINVAL;
+	if ((o->set & PP_OPT_BIT(PP_OPT_PKEY)) && !pp_pkey_valid(o->pkey)) {
+		pp_err_set(
+			err,
+			"--pkey %s: partition 0 is not a partition (give a P_Key such as 0xffff or 0x8001; ibv_devinfo -v lists a port's P_Keys)",
+			pp_pkey_text(o->pkey));
+		return EINVAL;
+	}
+	if ((o->set & PP_OPT_BIT(PP_OPT_PKEY)) &&
+	    (o->set & PP_OPT_BIT(PP_OPT_PKEY_INDEX))) {
+		pp_err_set(
+			err,
+			"--pkey and --pkey-index both given: give one (--pkey-index names the P_Key by its place in this port's table)");
+		return EINVAL;
+	}
 	ret = opt_check_mesh(o, err);
 	if (ret)
 		return ret;

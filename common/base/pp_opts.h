@@ -73,6 +73,7 @@ enum pp_opt_id {
 	PP_OPT_NUM_TESTS,   /* --num_tests (xrc): ibv_xsrq_pingpong's -n */
 	PP_OPT_NEW_SEND,    /* -N, --new_send: the ibv_wr_*() post API */
 	PP_OPT_MAX_MEM,	    /* --max-mem: a server's buffers per client */
+	PP_OPT_PKEY,	    /* --pkey: the partition's P_Key */
 	PP_OPT_COUNT
 };
 
@@ -125,7 +126,7 @@ struct pp_opts {
 	 * size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu
 	 * (-m, bytes; 0: the ports' active MTU), sl (-l), hop_limit, tclass,
-	 * pkey_index, flow_label (--hop-limit, ...), num_qps (-q); the
+	 * pkey, flow_label (--hop-limit, --pkey, ...), num_qps (-q); the
 	 * bools sweep (-a), validate (-c), no_inline (--no-inline), counters
 	 * (--counters).
 	 */
@@ -134,6 +135,8 @@ struct pp_opts {
 	PP_PARAMS(PP_OPTS_NUM, PP_OPTS_FLAG, PP_PARAM_NONE)
 #undef PP_OPTS_NUM
 #undef PP_OPTS_FLAG
+	/* --pkey-index: this port's index of the P_Key (--pkey) to use */
+	uint16_t pkey_index;
 	uint64_t set; /* bit PP_OPT_BIT(enum pp_opt_id): given explicitly */
 };
 

@@ -2,6 +2,8 @@
 /*
  * pp_params.c - what the parameter list needs besides its lines.
  */
+#include <stdio.h>
+
 #include "pp_params.h"
 
 bool pp_mtu_valid(uint32_t mtu)
@@ -16,4 +18,19 @@ bool pp_mtu_valid(uint32_t mtu)
 	default:
 		return false;
 	}
+}
+
+bool pp_pkey_valid(uint64_t pkey)
+{
+	return pkey <= 0xffff && (pkey & PP_PKEY_PARTITION) != 0;
+}
+
+const char *pp_pkey_text(uint64_t pkey)
+{
+	static char buf[4][8];
+	static unsigned int next;
+	char *b = buf[next++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "0x%04x", (unsigned int)(pkey & 0xffff));
+	return b;
 }

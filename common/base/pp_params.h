@@ -77,6 +77,8 @@
 #define PP_MAX_TCLASS 255U
 #define PP_MAX_FLOW_LABEL 0xfffffU /* 20 bits */
 #define PP_MAX_PKEY_INDEX 65535U   /* the port's table is the real bound */
+#define PP_DEFAULT_PKEY 0xffffU	   /* the default partition, full member */
+#define PP_PKEY_PARTITION 0x7fffU  /* the partition; bit 15: full member */
 /* -D: room for this many samples per second (one round trip >= 1 us) */
 #define PP_DURATION_RATE 1000000ULL
 #define PP_SWEEP_TOP (8ULL << 20) /* -a without -s: up to 8 MiB */
@@ -119,9 +121,8 @@ enum pp_zero {
 	NUM(tclass, PP_OPT_TCLASS, uint8_t, 49, v <= PP_MAX_TCLASS,            \
 	    PP_ZERO_VALUE, "tclass", "traffic class", "", "tclass", false, 0,  \
 	    NULL)                                                              \
-	NUM(pkey_index, PP_OPT_PKEY_INDEX, uint16_t, 50,                       \
-	    v <= PP_MAX_PKEY_INDEX, PP_ZERO_VALUE, "pkey_index",               \
-	    "P_Key index", "", "pkey_index", false, 0, NULL)                   \
+	NUM(pkey, PP_OPT_PKEY, uint16_t, 50, pp_pkey_valid(v), PP_ZERO_VALUE,  \
+	    "pkey", "P_Key", "", "pkey", false, PP_DEFAULT_PKEY, pp_pkey_text) \
 	NUM(flow_label, PP_OPT_FLOW_LABEL, uint32_t, 52,                       \
 	    v <= PP_MAX_FLOW_LABEL, PP_ZERO_VALUE, "flow_label", "flow label", \
 	    "", "flow_label", false, 0, NULL)                                  \
@@ -145,6 +146,21 @@ typedef const char *(*pp_param_names_fn)(uint64_t v);
 
 /* Expand to nothing: for the kinds a module has no use for. */
 #define PP_PARAM_NONE(...)
+
+/**
+ * pp_pkey_valid() - is @pkey a P_Key a packet can carry (partition not 0)?
+ * @pkey: the 16-bit value (bit 15: full member)
+ */
+bool pp_pkey_valid(uint64_t pkey);
+
+/**
+ * pp_pkey_text() - "0x8001": a P_Key as messages, --trace and JSON show it
+ * @pkey: the 16-bit value
+ *
+ * Return: a string in one of a few static buffers used in turn (valid until
+ * four more calls).
+ */
+const char *pp_pkey_text(uint64_t pkey);
 
 /**
  * pp_mtu_valid() - is @mtu one of the IB MTUs 256, 512, 1024, 2048, 4096?

@@ -29,6 +29,7 @@
 #define HELLO_GID_INDEX 36
 #define HELLO_GID_TYPE 38
 #define HELLO_PEER_GID_INDEX 58
+#define HELLO_TIMEOUT_MS 60
 
 #define ADDRS_COUNT 0
 #define ADDRS_FIRST 4
@@ -89,6 +90,7 @@ static void hello_used(bool used[PP_WIRE_HELLO_LEN])
 		{ HELLO_FLAGS, 2 },	 { HELLO_LINK_LAYER, 1 },
 		{ HELLO_ACTIVE_MTU, 2 }, { HELLO_GID_INDEX, 2 },
 		{ HELLO_GID_TYPE, 1 },	 { HELLO_PEER_GID_INDEX, 2 },
+		{ HELLO_TIMEOUT_MS, 4 },
 	};
 	const struct pp_hello *h = NULL;
 	size_t i;
@@ -129,6 +131,8 @@ static bool hello_ok(const struct pp_hello *h, const char **why)
 	if (h->peer_gid_index > PP_MAX_GID_IDX &&
 	    h->peer_gid_index != PP_GID_INDEX_NONE)
 		return bad(why, "peer_gid_index out of range");
+	if (!PP_IN(h->timeout_ms, 1, PP_WIRE_TIMEOUT_MAX_MS))
+		return bad(why, "timeout out of range");
 	return true;
 }
 
@@ -324,6 +328,7 @@ static void put_hello(uint8_t *p, const struct pp_hello *h)
 	pp_put_be16(p + HELLO_GID_INDEX, h->gid_index);
 	p[HELLO_GID_TYPE] = h->gid_type;
 	pp_put_be16(p + HELLO_PEER_GID_INDEX, h->peer_gid_index);
+	pp_put_be32(p + HELLO_TIMEOUT_MS, h->timeout_ms);
 #define PUT_NUM(name, opt, type, off, ...) \
 	pp_put_be(p + (off), sizeof(h->name), h->name);
 	PP_PARAMS(PUT_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
@@ -476,6 +481,7 @@ static int get_hello(const uint8_t *p, struct pp_hello *h, const char **why)
 	h->gid_index = pp_get_be16(p + HELLO_GID_INDEX);
 	h->gid_type = p[HELLO_GID_TYPE];
 	h->peer_gid_index = pp_get_be16(p + HELLO_PEER_GID_INDEX);
+	h->timeout_ms = pp_get_be32(p + HELLO_TIMEOUT_MS);
 #define GET_NUM(name, opt, type, off, ...) \
 	h->name = (type)pp_get_be(p + (off), sizeof(h->name));
 	PP_PARAMS(GET_NUM, PP_PARAM_NONE, PP_PARAM_NONE)

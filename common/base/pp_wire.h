@@ -16,11 +16,13 @@
  *   33 link_layer u8 | 34 active_mtu u16 | 36 gid_index u16 (0xffff: none) |
  *   38 gid_type u8 | 39 reserved u8, zero | 40 warmup u32 |
  *   44 duration_s u32 (0: run iters; else seconds, iters the sample cap) |
- *   48 hop_limit u8 | 49 tclass u8 | 50 pkey_index u16 | 52 flow_label u32 |
- *   56 reserved u8, zero | 57 reserved u8, zero |
+ *   48 hop_limit u8 | 49 tclass u8 | 50 pkey u16 (the P_Key, not an index:
+ *   each side looks up its own port's index of it) | 52 flow_label u32 |
+ *   56 op u8 | 57 reserved u8, zero |
  *   58 peer_gid_index u16 (client: the server's GID index it asks for;
  *   0xffff: the server chooses; the server's answer echoes it) |
- *   60..63 reserved, zero
+ *   60 timeout_ms u32 (the client's -T, 1..3600000; the server's answer
+ *   echoes it)
  *   With PP_F_SWEEP, size is the largest size of the sweep (pp_sweep_sizes()).
  * ADDRS (4 + 48 * count bytes): count u32, then count records of
  *   lid u16 | reserved u16 | qpn u32 | psn u32 | srqn u32 | tgt_qpn u32 |
@@ -56,8 +58,9 @@
 #define PP_WIRE_MAGIC 0x50504e47U /* "PPNG" */
 /* 2: HELLO carries warmup, duration, sweep; 3: hop limit, traffic class,
  * P_Key index, flow label; 4: rkey and vaddr in ADDRS, peer_gid_index,
- * COUNTERS, GIDS */
-#define PP_WIRE_VERSION 4
+ * COUNTERS, GIDS; 5: the P_Key instead of its index, the client's -T, the
+ * GRH flag of the server's answer */
+#define PP_WIRE_VERSION 5
 #define PP_WIRE_HDR_LEN 12
 #define PP_WIRE_HELLO_LEN 64
 #define PP_WIRE_ADDR_LEN 48
@@ -73,6 +76,7 @@
 
 #define PP_PSN_MASK 0xffffffU /* QPN, PSN and SRQ numbers are 24 bits */
 #define PP_GID_INDEX_NONE 0xffffU
+#define PP_WIRE_TIMEOUT_MAX_MS (PP_MAX_TIMEOUT_S * 1000U)
 
 enum pp_msg_type {
 	PP_MSG_HELLO = 1,
@@ -99,8 +103,14 @@ enum pp_hello_flag {
 #define PP_HELLO_FLAG_OR(name, opt, bit_name, ...) | bit_name
 /* Not a parameter: the client asks for the server's GID table (GIDS). */
 #define PP_F_GIDS 0x0010
-#define PP_F_ALL \
-	(PP_F_GIDS PP_PARAMS(PP_PARAM_NONE, PP_HELLO_FLAG_OR, PP_PARAM_NONE))
+/*
+ * Not a parameter: in the server's answer, both sides address each other
+ * with a GRH (pp_grh_decide()); a client sends it zero.
+ */
+#define PP_F_GRH 0x0020
+#define PP_F_ALL     \
+	(PP_F_GIDS | \
+	 PP_F_GRH PP_PARAMS(PP_PARAM_NONE, PP_HELLO_FLAG_OR, PP_PARAM_NONE))
 
 /* GID types as carried in HELLO */
 enum pp_gid_type {
@@ -134,6 +144,8 @@ struct pp_hello {
 	uint8_t gid_type;    /* enum pp_gid_type */
 	/* client: the server's GID index asked for; else PP_GID_INDEX_NONE */
 	uint16_t peer_gid_index;
+	/* the client's -T in ms: the deadline both sides' waits follow */
+	uint32_t timeout_ms;
 #define PP_HELLO_NUM(name, opt, type, ...) type name;
 	PP_PARAMS(PP_HELLO_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
 #undef PP_HELLO_NUM

@@ -70,6 +70,7 @@ static void write_device(struct pp_json *j, const struct pp_session *s)
 			   pp_link_layer_name(s->caps.link_layer));
 	pp_json_key_uint(j, "lid", s->caps.lid);
 	pp_json_key_uint(j, "active_mtu", s->caps.active_mtu);
+	pp_json_key_uint(j, "pkey_index", s->pkey_index);
 	pp_json_key(j, "gid_index");
 	if (have_gid)
 		pp_json_int(j, s->gid_index);
@@ -81,6 +82,7 @@ static void write_device(struct pp_json *j, const struct pp_session *s)
 	key_string_or_null(j, "gid_type",
 			   have_gid ? pp_gid_type_name(s->gid_type) : NULL);
 	pp_json_key_bool(j, "gid_auto", s->gid_auto);
+	pp_json_key_bool(j, "grh", s->qcfg.use_grh);
 	pp_json_end_object(j);
 }
 

@@ -151,6 +151,74 @@ static int open_feats(struct pp_session *s)
 	return pp_feat_check(s->o, &f, s->caps.devname, &s->err);
 }
 
+/*
+ * This port's index of @pkey (the table is per port: the same partition may
+ * sit at another index on the peer); a port that is no member refuses.
+ */
+static int use_pkey(struct pp_session *s, uint16_t pkey, const char *whose)
+{
+	uint32_t n = s->caps.pkey_tbl_len;
+	char list[96];
+	int idx;
+
+	if (!n) { /* the table is not known: the index given, as it is */
+		s->pkey_index = s->o->pkey_index;
+		return 0;
+	}
+	idx = pp_pkey_find(s->pkeys, n, pkey);
+	if (idx < 0) {
+		pp_err_set(
+			&s->err,
+			"P_Key %s: port %s:%u%s is no member of that partition (its P_Keys: %s; ibv_devinfo -v lists them; the subnet manager sets them)",
+			pp_pkey_text(pkey), s->caps.devname, s->caps.ib_port,
+			whose, pp_pkey_list(s->pkeys, n, list, sizeof(list)));
+		return ENOENT;
+	}
+	s->pkey_index = (uint16_t)idx;
+	pp_trace_step(&s->trace, "P_Key %s: index %d of port %s:%u",
+		      pp_pkey_text(pkey), idx, s->caps.devname,
+		      s->caps.ib_port);
+	return 0;
+}
+
+/*
+ * Read the port's P_Key table; --pkey-index names the P_Key by its place in
+ * it (an explicit requirement, as --pkey is); else the P_Key at index 0.
+ */
+static int open_pkey(struct pp_session *s)
+{
+	struct pp_opts *o = s->o;
+	uint32_t n = s->caps.pkey_tbl_len;
+
+	s->pkeys = pp_dev_pkeys(s->ctx, s->caps.ib_port, n);
+	if (!s->pkeys) {
+		pp_err_set(&s->err, "out of memory");
+		return ENOMEM;
+	}
+	if (!(o->set & PP_OPT_BIT(PP_OPT_PKEY)) && n) {
+		if (o->pkey_index >= n) {
+			pp_err_set(
+				&s->err,
+				"P_Key index: %u asked, port %s:%u has %u P_Keys (use --pkey-index %u or less)",
+				o->pkey_index, s->caps.devname, s->caps.ib_port,
+				n, n - 1);
+			return EINVAL;
+		}
+		if (!pp_pkey_valid(s->pkeys[o->pkey_index])) {
+			pp_err_set(
+				&s->err,
+				"P_Key index %u of port %s:%u holds no partition (give another --pkey-index; ibv_devinfo -v lists the P_Keys)",
+				o->pkey_index, s->caps.devname,
+				s->caps.ib_port);
+			return EINVAL;
+		}
+		o->pkey = s->pkeys[o->pkey_index];
+		if (o->set & PP_OPT_BIT(PP_OPT_PKEY_INDEX))
+			o->set |= PP_OPT_BIT(PP_OPT_PKEY);
+	}
+	return use_pkey(s, o->pkey, "");
+}
+
 int pp_session_open(struct pp_session *s, struct pp_opts *o,
 		    const struct pp_exchange *x)
 {
@@ -189,6 +257,8 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o,
 								"InfiniBand",
 		s->caps.lid, s->caps.active_mtu, s->caps.max_mtu);
 	ret = open_gid(s);
+	if (!ret)
+		ret = open_pkey(s);
 	if (ret)
 		return ret;
 	if (pp_transport_of(o->transport)->xrc && !s->caps.xrc) {
@@ -212,6 +282,23 @@ static int tell_peer(struct pp_session *s, int ret)
 	return ret;
 }
 
+/*
+ * Ours: the server's decision in its answer (PP_F_GRH), which the client
+ * checked against the same rule; the reason in words for the output.
+ */
+static void grh_agreed(struct pp_session *s)
+{
+	const struct pp_hello *cl = s->conn.is_server ? &s->peer : &s->mine;
+	const struct pp_hello *sv = s->conn.is_server ? &s->mine : &s->peer;
+	bool grh;
+
+	(void)pp_grh_decide(s->caps.link_layer, cl->gid_index, sv->gid_index,
+			    &grh, s->grh_why, sizeof(s->grh_why));
+	s->use_grh = s->agreed.flags & PP_F_GRH;
+	pp_trace_step(&s->trace, "GRH: %s (%s)", s->use_grh ? "yes" : "no",
+		      s->grh_why);
+}
+
 int pp_session_connect(struct pp_session *s)
 {
 	char line[512];
@@ -223,6 +310,8 @@ int pp_session_connect(struct pp_session *s)
 		pp_trace_step(&s->trace, "parameters: %s",
 			      pp_hello_describe(&s->agreed, line,
 						sizeof(line)));
+	if (!ret && s->peer.tool)
+		grh_agreed(s);
 	return ret;
 }
 
@@ -276,6 +365,12 @@ static int agree(struct pp_session *s)
 	ret = server_gid(s);
 	if (ret)
 		return tell_peer(s, ret);
+	/* a P_Key the server's own --pkey refuses is named by the adopt rule */
+	if (!(o->set & PP_OPT_BIT(PP_OPT_PKEY)) || s->peer.pkey == o->pkey) {
+		ret = use_pkey(s, s->peer.pkey, " of the server");
+		if (ret)
+			return tell_peer(s, ret);
+	}
 	pp_hello_build(o, &s->caps, s->gid_index, s->gid_type, &s->mine);
 	ret = pp_hs_server_answer(&s->conn, o, &s->caps, &s->mine, &s->peer,
 				  &s->agreed, &s->err);
@@ -304,7 +399,7 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		.rx_depth = p->rx_depth,
 		.max_cqe = s->caps.max_cqe,
 		.ib_port = s->caps.ib_port,
-		.pkey_index = p->pkey_index,
+		.pkey_index = s->pkey_index,
 		.use_event = s->o->use_event,
 		.xrcd_path = s->o->xrcd_path,
 		.odp = s->o->odp,
@@ -329,14 +424,15 @@ int pp_session_connect_qps(struct pp_session *s)
 {
 	const struct pp_hello *p = &s->agreed;
 	bool grh = s->gid_index >= 0 &&
-		   (!s->x->grh_toward || s->x->grh_toward(s->remote[0].gid));
+		   (s->x->grh_toward ? s->x->grh_toward(s->remote[0].gid) :
+				       s->use_grh);
 
 	s->qcfg = (struct pp_qp_cfg){
 		.transport = (enum pp_transport)p->transport,
 		.ib_port = s->caps.ib_port,
 		.path_mtu = p->mtu,
 		.sl = p->sl,
-		.pkey_index = p->pkey_index,
+		.pkey_index = s->pkey_index,
 		.use_grh = grh,
 		.sgid_index = (uint8_t)(grh ? s->gid_index : 0),
 		.hop_limit = p->hop_limit,
@@ -800,6 +896,16 @@ void pp_session_end_client(struct pp_session *s)
 	s->ctr.err = 0;
 	pp_err_clear(&s->err);
 	s->peer_told = false;
+	s->use_grh = false;
+	s->grh_why[0] = '\0';
+	/* the next client's GID is chosen anew, unless -g fixed it */
+	if (s->o && s->o->gid_index < 0) {
+		s->gid_index = -1;
+		memset(s->gid, 0, sizeof(s->gid));
+		s->gid_type = PP_GID_TYPE_NONE;
+		s->gid_auto = false;
+		s->gid_reason[0] = '\0';
+	}
 }
 
 void pp_session_close(struct pp_session *s)
@@ -813,6 +919,8 @@ void pp_session_close(struct pp_session *s)
 	s->ctx = NULL;
 	free(s->gids);
 	s->gids = NULL;
+	free(s->pkeys);
+	s->pkeys = NULL;
 }
 
 void pp_session_print_addrs(const struct pp_session *s, FILE *f)
@@ -826,6 +934,9 @@ void pp_session_print_addrs(const struct pp_session *s, FILE *f)
 		fprintf(f, "  %s%s\n", s->gid_reason,
 			s->gid_auto ? " (chosen automatically; -g to choose)" :
 				      "");
+	fprintf(f, "  GRH: %s%s%s%s\n", s->qcfg.use_grh ? "yes" : "no",
+		s->grh_why[0] ? " (" : "", s->grh_why,
+		s->grh_why[0] ? ")" : "");
 	/* the stock exchange has no peer HELLO: no active MTU to name */
 	if (s->peer.tool)
 		pp_report_path_mtu(f, s->agreed.mtu, client->mtu,

@@ -96,6 +96,10 @@ struct pp_session {
 	char gid_reason[320];	   /* the GID in use, and why */
 	struct pp_gid_entry *gids; /* the port's GID table */
 	int ngids;
+	uint16_t *pkeys;	/* the port's P_Key table (host order) */
+	uint16_t pkey_index;	/* this port's index of the agreed P_Key */
+	bool use_grh;		/* both sides address each other with a GRH */
+	char grh_why[128];	/* ... or neither, and why */
 	struct pp_trace trace;	/* --trace */
 	int lfd;		/* server: listening socket, or -1 */
 	struct pp_conn conn;	/* fd -1 until connected */

@@ -2,8 +2,10 @@
 /*
  * pp_dev.c - open a device and describe its port.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/verbs.h>
@@ -218,4 +220,63 @@ int pp_dev_gid(struct ibv_context *ctx, uint8_t ib_port, int index,
 		break;
 	}
 	return 0;
+}
+
+int pp_pkey_find(const uint16_t *tbl, uint32_t n, uint16_t pkey)
+{
+	int other = -1;
+	uint32_t i;
+
+	if (!(pkey & PP_PKEY_PARTITION))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (tbl[i] == pkey)
+			return (int)i;
+		if (other < 0 && ((tbl[i] ^ pkey) & PP_PKEY_PARTITION) == 0)
+			other = (int)i;
+	}
+	return other;
+}
+
+char *pp_pkey_list(const uint16_t *tbl, uint32_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+	uint32_t i;
+	int w;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (!(tbl[i] & PP_PKEY_PARTITION))
+			continue;
+		w = snprintf(buf + used, len - used, "%s0x%04x",
+			     used ? ", " : "", tbl[i]);
+		if (w < 0 || (size_t)w >= len - used) {
+			if (len > 4)
+				snprintf(buf + (used < len - 4 ? used :
+								 len - 4),
+					 4, "...");
+			return buf;
+		}
+		used += (size_t)w;
+	}
+	if (!used)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+uint16_t *pp_dev_pkeys(struct ibv_context *ctx, uint8_t ib_port, uint32_t n)
+{
+	uint16_t *tbl = calloc(n ? n : 1, sizeof(*tbl));
+	__be16 pkey;
+	uint32_t i;
+
+	if (!tbl)
+		return NULL;
+	for (i = 0; i < n; i++)
+		/* ibv_query_pkey() gives the P_Key in network byte order */
+		if (!ibv_query_pkey(ctx, ib_port, (int)i, &pkey))
+			tbl[i] = be16toh(pkey);
+	return tbl;
 }

@@ -6,6 +6,7 @@
 #define PP_DEV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pp_err.h"
@@ -86,6 +87,42 @@ int pp_dev_query(struct ibv_context *ctx, uint8_t ib_port,
 void pp_dev_caps_fill(const struct ibv_device_attr *da,
 		      const struct ibv_port_attr *pa,
 		      struct pp_port_caps *caps);
+
+/**
+ * pp_pkey_find() - this port's index of the partition @pkey names
+ * @tbl: the port's P_Key table, host byte order
+ * @n: its length
+ * @pkey: the P_Key (bit 15: full member; bits 0-14: the partition)
+ *
+ * The entry equal to @pkey, else the first of the same partition with the
+ * other membership (a limited member talks to a full one): the table is
+ * per port, so the same partition may sit at another index on the peer.
+ *
+ * Return: the index, or -1 when this port is no member of the partition.
+ */
+int pp_pkey_find(const uint16_t *tbl, uint32_t n, uint16_t pkey);
+
+/**
+ * pp_pkey_list() - "0xffff, 0x8001": a P_Key table for a message
+ * @tbl: the table
+ * @n: its length (entries of partition 0, unused, are left out)
+ * @buf: output
+ * @len: room in @buf (a long table ends with "...")
+ *
+ * Return: @buf.
+ */
+char *pp_pkey_list(const uint16_t *tbl, uint32_t n, char *buf, size_t len);
+
+/**
+ * pp_dev_pkeys() - read the P_Key table of @ctx's port, host byte order
+ * @ctx: open device
+ * @ib_port: port number
+ * @n: its length (pp_port_caps.pkey_tbl_len)
+ *
+ * Return: a malloc()ed table of @n entries, or NULL with errno set (an
+ * entry that cannot be read is 0, no partition).
+ */
+uint16_t *pp_dev_pkeys(struct ibv_context *ctx, uint8_t ib_port, uint32_t n);
 
 /**
  * pp_dev_gid() - read the GID at @index of @ctx's port and its type

@@ -66,6 +66,10 @@ void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 					     (uint16_t)gid_index,
 		.gid_type = gid_type,
 		.peer_gid_index = PP_GID_INDEX_NONE,
+		.timeout_ms = o->timeout_ms < 1 ? 1 :
+			      o->timeout_ms > PP_WIRE_TIMEOUT_MAX_MS ?
+						  PP_WIRE_TIMEOUT_MAX_MS :
+						  o->timeout_ms,
 	};
 #define BUILD_NUM(name, ...) h->name = o->name;
 #define BUILD_FLAG(name, opt, bit_name, ...) h->flags |= o->name ? bit_name : 0;
@@ -236,14 +240,6 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 			h->rx_depth, h->num_qps, dev, caps->max_cqe);
 		return EINVAL;
 	}
-	if (caps->pkey_tbl_len && h->pkey_index >= caps->pkey_tbl_len) {
-		pp_err_set(
-			err,
-			"P_Key index: %u asked, port %s:%u has %u P_Keys (use --pkey-index %u or less)",
-			h->pkey_index, dev, caps->ib_port, caps->pkey_tbl_len,
-			caps->pkey_tbl_len - 1);
-		return EINVAL;
-	}
 	mtu = h->mtu ? h->mtu : caps->active_mtu;
 	/* a UD sweep stops at the MTU (pp_sweep_sizes()) */
 	if (tr->datagram && mtu && h->size > mtu && !(h->flags & PP_F_SWEEP)) {
@@ -390,13 +386,38 @@ static int check_mem(const struct pp_opts *srv, const struct pp_hello *h,
 	return 0;
 }
 
+int pp_grh_decide(uint8_t link_layer, uint16_t client_gid, uint16_t server_gid,
+		  bool *grh, char *why, size_t len)
+{
+	bool cl = client_gid != PP_GID_INDEX_NONE;
+	bool sv = server_gid != PP_GID_INDEX_NONE;
+	const char *none = !cl && !sv ? "neither side has a GID" :
+			   !cl	      ? "the client has no GID" :
+					"the server has no GID";
+
+	*grh = cl && sv;
+	if (*grh) {
+		snprintf(why, len, "both sides have a GID");
+		return 0;
+	}
+	if (link_layer == IBV_LINK_LAYER_ETHERNET) {
+		snprintf(why, len,
+			 "RoCE needs a GRH, and %s (give -g; see --show-gids)",
+			 none);
+		return EINVAL;
+	}
+	snprintf(why, len, "%s: give -g on both sides for a GRH", none);
+	return 0;
+}
+
 int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
 		   const struct pp_hello *mine, const struct pp_hello *client,
 		   struct pp_hello *agreed, struct pp_err *err)
 {
 	struct pp_hello h;
 	uint32_t path_mtu;
-	char fix[128];
+	char fix[128], why[128];
+	bool grh;
 	int rc;
 
 	if (client->tool != srv->tool) {
@@ -467,6 +488,14 @@ int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
 	if (rc)
 		return rc;
 
+	if (pp_grh_decide(caps->link_layer, client->gid_index, mine->gid_index,
+			  &grh, why, sizeof(why))) {
+		pp_err_set(err, "GRH: %s", why);
+		return EINVAL;
+	}
+	h.flags &= (uint16_t)~PP_F_GRH;
+	if (grh)
+		h.flags |= PP_F_GRH;
 	h.link_layer = mine->link_layer;
 	h.active_mtu = mine->active_mtu;
 	h.gid_index = mine->gid_index;
@@ -665,6 +694,8 @@ static const char *answer_differs(const struct pp_hello *asked,
 		return "transport binary";
 	if (ans->transport != asked->transport)
 		return "transport";
+	if (ans->timeout_ms != asked->timeout_ms)
+		return "timeout";
 #define ANSWER_NUM(name, opt, type, off, valid, zero, wname, label, ...)  \
 	v = ans->name;                                                    \
 	if ((zero) == PP_ZERO_AUTO ?                                      \
@@ -678,6 +709,26 @@ static const char *answer_differs(const struct pp_hello *asked,
 #undef ANSWER_NUM
 #undef ANSWER_FLAG
 	return NULL;
+}
+
+/* The client: the server's GRH decision must be the rule's (both or neither). */
+static int grh_answer_ok(const struct pp_hello *mine,
+			 const struct pp_hello *ans, struct pp_err *err)
+{
+	bool grh, said = ans->flags & PP_F_GRH;
+	char why[128];
+
+	if (pp_grh_decide(mine->link_layer, mine->gid_index, ans->gid_index,
+			  &grh, why, sizeof(why))) {
+		pp_err_set(err, "GRH: %s", why);
+		return EINVAL;
+	}
+	if (grh != said) {
+		pp_err_set(err, "GRH: the server says %s, the client %s (%s)",
+			   said ? "yes" : "no", grh ? "yes" : "no", why);
+		return EPROTO;
+	}
+	return 0;
 }
 
 int pp_hs_client_hello(const struct pp_conn *c, const struct pp_hello *mine,
@@ -702,6 +753,11 @@ int pp_hs_client_hello(const struct pp_conn *c, const struct pp_hello *mine,
 			   field);
 		pp_hs_send_error(c, EPROTO, err ? err->msg : field);
 		return EPROTO;
+	}
+	rc = grh_answer_ok(mine, &m.u.hello, err);
+	if (rc) {
+		pp_hs_send_error(c, rc, err ? err->msg : "GRH");
+		return rc;
 	}
 	*agreed = m.u.hello;
 	return 0;

@@ -124,13 +124,36 @@ int pp_hello_check(const struct pp_hello *h, const struct pp_port_caps *caps,
 		   struct pp_err *err);
 
 /**
+ * pp_grh_decide() - do both sides address each other with a GRH?
+ * @link_layer: IBV_LINK_LAYER_* of the ports (the server checks that they
+ *              agree)
+ * @client_gid: the client's GID index from its HELLO (PP_GID_INDEX_NONE:
+ *              it has no GID)
+ * @server_gid: the server's, the same way
+ * @grh: true when both use a GRH, false when neither does
+ * @why: the reason in words ("both sides have a GID"; "the server has no
+ *       GID: give -g on both sides for a GRH")
+ * @len: room in @why
+ *
+ * Both or neither: a GRH needs the peer's GID as its destination, and a
+ * side without one advertises an all-zero GID.  RoCE always needs one.
+ * The server decides and says it in its answer (PP_F_GRH); the client
+ * checks the answer against the same rule.
+ *
+ * Return: 0; EINVAL (RoCE and a side without a GID) with @why set.
+ */
+int pp_grh_decide(uint8_t link_layer, uint16_t client_gid, uint16_t server_gid,
+		  bool *grh, char *why, size_t len);
+
+/**
  * pp_hello_adopt() - the server's answer to a client's HELLO
  * @srv: the server's options (only the explicitly set ones constrain)
  * @caps: the server's port
  * @mine: the server's own HELLO (its port fields are copied into @agreed)
  * @client: the client's HELLO
  * @agreed: the client's parameters, with the path MTU in @agreed->mtu (the
- *          client's -m, or the smaller of the two active MTUs)
+ *          client's -m, or the smaller of the two active MTUs) and
+ *          PP_F_GRH set when both sides use a GRH (pp_grh_decide())
  * @err: one line naming the field and both values ("size: client 4096,
  *       server 1024"; "transport binary: client ud_pingpong, server
  *       rc_pingpong")

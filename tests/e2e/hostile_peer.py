@@ -5,7 +5,7 @@
 MODE is one of
   garbage     64 random bytes (fixed seed): not our protocol at all
   truncated   a HELLO header announcing 64 bytes, 10 of them, then close
-  badversion  a HELLO of protocol version 5 (ours is 4)
+  badversion  a HELLO of protocol version 6 (ours is 5)
   silent      connect and send nothing; wait (at most 30 s) for the server
   close       connect and close at once
   uc-read     a good HELLO of rc_pingpong asking for RDMA Read on UC
@@ -15,6 +15,7 @@ MODE is one of
               must refuse them too, naming the rule)
   peergid N   a valid rc_pingpong HELLO (RoCE, active MTU 1024) asking for
               the server's GID index N (peer_gid_index, --probe's rows)
+  pkey N      a valid rc_pingpong HELLO (RoCE) in the partition of P_Key N
 
 Prints what the server answered: "ERROR: <text>" for an ERROR record,
 "EOF" when it closed without one (silent: "EOF after 2003 ms").  Exit 0
@@ -31,7 +32,7 @@ import time
 MAGIC = 0x50504E47
 HELLO = 1
 ERROR = 5
-VERSION = 4  # PP_WIRE_VERSION; VERSION + 1 is a future one
+VERSION = 5  # PP_WIRE_VERSION; VERSION + 1 is a future one
 
 
 def header(version, mtype, length):
@@ -44,14 +45,14 @@ def hello_body():
 
 
 def hello(tool, transport, op=0, size=4096, link_layer=0, gid_index=0xFFFF,
-          gid_type=0, peer_gid_index=0xFFFF):
-    """A HELLO body that decodes (pp_wire.h's layout, version 4)."""
+          gid_type=0, peer_gid_index=0xFFFF, pkey=0xFFFF):
+    """A HELLO body that decodes (pp_wire.h's layout, version 5)."""
     return struct.pack(
         ">BBHIQQIIBBHHBBIIBBHIBBHI",
         tool, transport, 0, 0, size, 10, 500, 1,  # flags, mtu, size, iters
         0, link_layer, 1024, gid_index, gid_type, 0,  # sl, link, active MTU, GID
-        0, 0, 64, 0, 0, 0,  # warmup, duration, hop limit, tclass, P_Key, flow
-        op, 0, peer_gid_index, 0)  # op, reserved, peer_gid_index, reserved
+        0, 0, 64, 0, pkey, 0,  # warmup, duration, hop limit, tclass, P_Key, flow
+        op, 0, peer_gid_index, 5000)  # op, reserved, peer_gid_index, -T in ms
 
 
 OP_CASES = {
@@ -105,6 +106,11 @@ def main():
         s.sendall(header(VERSION, HELLO, 64) + hello(
             1, 1, link_layer=2, gid_index=1, gid_type=3,
             peer_gid_index=int(sys.argv[4])))
+    elif mode == "pkey":
+        # rc on Ethernet with a GID, in partition P_Key N (argv[4])
+        s.sendall(header(VERSION, HELLO, 64) + hello(
+            1, 1, link_layer=2, gid_index=1, gid_type=3,
+            pkey=int(sys.argv[4], 0)))
     elif mode == "close":
         s.close()
         print("closed")

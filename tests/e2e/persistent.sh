@@ -6,7 +6,7 @@
 # one more good client with data validation, and stops cleanly at SIGINT.
 #
 # The hostile fifth cycles through: random bytes, a truncated record, a
-# record of protocol version 5, connect-and-close (bash /dev/tcp: a python
+# record of protocol version 6, connect-and-close (bash /dev/tcp: a python
 # start costs seconds in the emulated guest), a ud_pingpong client (wrong
 # transport binary), and an rc client asking for an MTU the port cannot do.
 # Each must cost one line on the server's stderr, naming the client
@@ -29,7 +29,7 @@ kinds=(garbage truncated badversion close wrongbinary badmtu)
 declare -A want=(
 	[garbage]='bad HELLO from the client: bad magic'
 	[truncated]='the client closed the connection before sending HELLO'
-	[badversion]='protocol version: client 5, server 4'
+	[badversion]='protocol version: client 6, server 5'
 	[close]='the client closed the connection before sending HELLO'
 	[wrongbinary]='transport binary: client ud_pingpong, server rc_pingpong'
 	[badmtu]='MTU: .*4096.*'
@@ -49,8 +49,8 @@ hostile() {
 	local st=0
 	case $1 in
 	garbage) raw '\x47\x45\x54\x20/ HTTP/1.0\r\n\r\n' ;;
-	truncated) raw "$hdr"'\x00\x04\x00\x01\x00\x00\x00\x40\x00\x00\x00' ;;
-	badversion) raw "$hdr"'\x00\x05\x00\x01\x00\x00\x00\x40' ;;
+	truncated) raw "$hdr"'\x00\x05\x00\x01\x00\x00\x00\x40\x00\x00\x00' ;;
+	badversion) raw "$hdr"'\x00\x06\x00\x01\x00\x00\x00\x40' ;;
 	close) raw '' ;;
 	wrongbinary)
 		"$ud" -d "$PP_DEV" -p "$port" "${pp_gid_opt[@]}" -n 10 -T 10 \

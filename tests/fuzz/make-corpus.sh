@@ -40,18 +40,18 @@ seed_num() {
 
 rm -rf "$dir"
 
-# fuzz_wire: header "PPNG" v4 TYPE LEN, then the body (pp_wire.h).
-v=0004    # PP_WIRE_VERSION
-next=0005 # a version from the future
-# 48 hop limit 64, 49 traffic class, 50 P_Key index, 52 flow label,
+# fuzz_wire: header "PPNG" v5 TYPE LEN, then the body (pp_wire.h).
+v=0005    # PP_WIRE_VERSION
+next=0006 # a version from the future
+# 48 hop limit 64, 49 traffic class, 50 P_Key, 52 flow label,
 # 56 op (0 send, 3 read), 57 reserved, 58 peer_gid_index (ffff: the server
-# chooses), 60 reserved
-grh="40 00 0000 00000000 00 00 ffff 00000000"
-grh_set="05 6a 0001 000abcde 03 00 0003 00000000"
+# chooses), 60 the client's -T in ms (5000)
+grh="40 00 ffff 00000000 00 00 ffff 00001388"
+grh_set="05 6a 8001 000abcde 03 00 0003 00001388"
 z232=$(printf '00%.0s' {1..232})
 hello="01 01 0001 00000400 0000000000001000 00000000000003e8 000001f4
 	00000001 00 02 0400 0001 03 00 0000000a 00000000 $grh"
-# -a --no-inline -c, -D 5, --hop-limit 5 --tclass 106 --pkey-index 1
+# -a --no-inline -c, -D 5, --hop-limit 5 --tclass 106 --pkey 0x8001
 # --flow-label 0xabcde
 hello_sweep="01 01 0007 00000400 0000000000800000 00000000004c4b40 000001f4
 	00000001 00 02 0400 0001 03 00 00000000 00000005 $grh_set"
@@ -74,7 +74,7 @@ seed fuzz_wire gids "50504e47 $v 0007 00000028 0001 0000 00 03 0000
 seed fuzz_wire ready "50504e47 $v 0003 00000000"
 seed fuzz_wire done-ok "50504e47 $v 0004 00000018 00000000 00000000
 	00000000000003e8 0000000000000000"
-# ERROR "bad size" (code 22), from this version and from version 5
+# ERROR "bad size" (code 22), from this version and from version 6
 seed fuzz_wire error "50504e47 $v 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"
 seed fuzz_wire error-next "50504e47 $next 0005 000000f8 00000016

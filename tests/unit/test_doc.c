@@ -47,6 +47,8 @@ static void session_sweep(void)
 		.active_mtu = 1024,
 	};
 	s.gid_index = 1;
+	s.pkey_index = 3;
+	s.qcfg.use_grh = true;
 	memcpy(s.gid, "\0\0\0\0\0\0\0\0\0\0\xff\xff\x0a\x63\x00\x01", 16);
 	s.gid_type = PP_GID_TYPE_ROCE_V2;
 	s.gid_auto = true;
@@ -63,7 +65,7 @@ static void session_sweep(void)
 		.warmup = 5,
 		.hop_limit = 64,
 		.tclass = 0x6a,
-		.pkey_index = 2,
+		.pkey = 0x8001,
 		.flow_label = 0xabcde,
 	};
 	local = (struct pp_addr){ .qpn = 17, .psn = 0x123456 };
@@ -156,8 +158,8 @@ static const char fields[] =
 	"assert sorted(sw) == [\"git\", \"libibverbs\", \"libibverbs_built\"], sw\n"
 	"assert all(v is None or (isinstance(v, str) and v) for v in sw.values()), sw\n"
 	"assert sw[\"libibverbs_built\"] is not None, sw\n"
-	"assert sorted(d[\"device\"]) == sorted([\"name\", \"port\", \"link_layer\", \"lid\", \"active_mtu\", \"gid_index\", \"gid\", \"gid_type\", \"gid_auto\"])\n"
-	"assert sorted(d[\"params\"]) == sorted([\"op\", \"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey_index\", \"flow_label\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"counters\", \"timeout_ms\", \"tcp_port\", \"interval_s\"])\n"
+	"assert sorted(d[\"device\"]) == sorted([\"name\", \"port\", \"link_layer\", \"lid\", \"active_mtu\", \"pkey_index\", \"gid_index\", \"gid\", \"gid_type\", \"gid_auto\", \"grh\"])\n"
+	"assert sorted(d[\"params\"]) == sorted([\"op\", \"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey\", \"flow_label\", \"num_qps\", \"use_event\", \"validate\", \"inline\", \"counters\", \"timeout_ms\", \"tcp_port\", \"interval_s\"])\n"
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
 	"assert sorted(d[\"status\"]) == [\"error\", \"exit\"]\n"
 	"for r in d[\"results\"]:\n"
@@ -194,7 +196,8 @@ START_TEST(test_sweep_document)
 			"assert p[\"duration_s\"] is None and p[\"mtu\"] == 1024 and p[\"inline\"] is True\n"
 			"assert p[\"tcp_port\"] == 18515 and p[\"timeout_ms\"] == 5000\n"
 			"assert p[\"hop_limit\"] == 64 and p[\"tclass\"] == 0x6a\n"
-			"assert p[\"pkey_index\"] == 2 and p[\"flow_label\"] == 0xabcde\n"
+			"assert p[\"pkey\"] == \"0x8001\" and p[\"flow_label\"] == 0xabcde\n"
+			"assert dev[\"pkey_index\"] == 3 and dev[\"grh\"] is True\n"
 			"a = d[\"addresses\"]\n"
 			"assert a[\"local\"] == [{\"lid\": 0, \"qpn\": 17, \"psn\": 0x123456, \"gid\": \"::ffff:10.99.0.1\"}], a\n"
 			"assert a[\"remote\"][0][\"qpn\"] == 18 and a[\"remote\"][0][\"psn\"] == 0x654321\n"

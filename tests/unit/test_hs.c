@@ -42,19 +42,30 @@ struct side {
 	struct pp_opts o;
 	struct pp_port_caps caps;
 	struct pp_hello h;
+	bool no_gid; /* on RoCE too: a side without a GID */
 };
+
+/* A side's HELLO: on RoCE a GID (index 0, RoCE v2), which RoCE needs. */
+static void side_hello(struct side *s)
+{
+	bool roce = s->caps.link_layer == LL_ETH && !s->no_gid;
+
+	pp_hello_build(&s->o, &s->caps, roce ? 0 : -1,
+		       roce ? PP_GID_TYPE_ROCE_V2 : PP_GID_TYPE_NONE, &s->h);
+}
 
 static void side_init(struct side *s, enum pp_tool tool, uint32_t active_mtu)
 {
 	pp_opts_init(&s->o, tool, "test_hs");
 	caps_init(&s->caps, active_mtu);
-	pp_hello_build(&s->o, &s->caps, -1, PP_GID_TYPE_NONE, &s->h);
+	s->no_gid = false;
+	side_hello(s);
 }
 
 /* Rebuild the HELLO after a change of options or port. */
 static void side_rebuild(struct side *s)
 {
-	pp_hello_build(&s->o, &s->caps, -1, PP_GID_TYPE_NONE, &s->h);
+	side_hello(s);
 }
 
 static void set_opt(struct pp_opts *o, enum pp_opt_id id)
@@ -132,7 +143,8 @@ START_TEST(adopt_client_params)
 	cl.o.hop_limit = 5;
 	cl.o.tclass = 106;
 	cl.o.flow_label = 0x12345;
-	cl.o.pkey_index = 1;
+	cl.o.pkey = 0x8001;
+	cl.o.timeout_ms = 1500;
 	cl.caps.link_layer = LL_ETH;
 	pp_hello_build(&cl.o, &cl.caps, 0, PP_GID_TYPE_ROCE_V1, &cl.h);
 	ck_assert_uint_eq(srv.h.hop_limit, 64); /* the server's default */
@@ -144,12 +156,15 @@ START_TEST(adopt_client_params)
 	ck_assert_uint_eq(agreed.iters, 77);
 	ck_assert_uint_eq(agreed.rx_depth, 100);
 	ck_assert_uint_eq(agreed.sl, 3);
-	ck_assert_uint_eq(agreed.flags, PP_F_VALIDATE);
+	/* both sides have a GID: a GRH both ways */
+	ck_assert_uint_eq(agreed.flags, PP_F_VALIDATE | PP_F_GRH);
 	ck_assert_uint_eq(agreed.mtu, 1024);
 	ck_assert_uint_eq(agreed.hop_limit, 5);
 	ck_assert_uint_eq(agreed.tclass, 106);
 	ck_assert_uint_eq(agreed.flow_label, 0x12345);
-	ck_assert_uint_eq(agreed.pkey_index, 1);
+	ck_assert_uint_eq(agreed.pkey, 0x8001);
+	/* the client's -T: the deadline both sides' waits follow */
+	ck_assert_uint_eq(agreed.timeout_ms, 1500);
 	/* The server's own port fields. */
 	ck_assert_uint_eq(agreed.active_mtu, 1024);
 	ck_assert_uint_eq(agreed.gid_index, 1);
@@ -166,6 +181,7 @@ START_TEST(hello_describe)
 		.flags = PP_F_VALIDATE | PP_F_NO_INLINE,
 		.size = 4096,
 		.iters = 1000,
+		.pkey = 0xffff,
 		.duration_s = 5,
 		.rx_depth = 500,
 		.sl = 2,
@@ -178,7 +194,7 @@ START_TEST(hello_describe)
 
 	ck_assert_str_eq(
 		pp_hello_describe(&h, buf, sizeof(buf)),
-		"operation send, size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key index 0, flow label 703710, QPs 1, data validation on, inline sends off, port counters off");
+		"operation send, size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key 0xffff, flow label 703710, QPs 1, data validation on, inline sends off, port counters off");
 	h.mtu = 1024;
 	ck_assert_ptr_nonnull(strstr(pp_hello_describe(&h, buf, sizeof(buf)),
 				     ", MTU 1024, "));
@@ -357,18 +373,19 @@ static void mm_flow_label(struct side *srv, struct side *cl)
 	cl->o.flow_label = 1;
 }
 
-static void mm_pkey_index(struct side *srv, struct side *cl)
+/* The P_Key value is compared, not an index into two different tables. */
+static void mm_pkey(struct side *srv, struct side *cl)
 {
-	set_opt(&srv->o, PP_OPT_PKEY_INDEX);
-	srv->o.pkey_index = 1;
-	(void)cl;
+	set_opt(&srv->o, PP_OPT_PKEY);
+	srv->o.pkey = 0x8002;
+	cl->o.pkey = 0x8001;
 }
 
-/* The P_Key table of the server's port is the bound of the index. */
-static void mm_pkey_table(struct side *srv, struct side *cl)
+/* RoCE needs a GRH: a client without a GID is refused before RTR. */
+static void mm_grh_roce(struct side *srv, struct side *cl)
 {
-	srv->caps.pkey_tbl_len = 2;
-	cl->o.pkey_index = 2;
+	(void)srv;
+	cl->no_gid = true;
 }
 
 static void mm_uc(struct side *srv, struct side *cl)
@@ -540,10 +557,10 @@ static const struct mismatch mismatches[] = {
 	  "traffic class: client 106, server 0" },
 	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_flow_label,
 	  "flow label: client 1, server 1048575" },
-	{ PP_TOOL_RC, PP_TOOL_RC, mm_pkey_index,
-	  "P_Key index: client 0, server 1" },
-	{ PP_TOOL_RC, PP_TOOL_RC, mm_pkey_table,
-	  "P_Key index: 2 asked, port rxe0:1 has 2 P_Keys (use --pkey-index 1 or less)" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_pkey,
+	  "P_Key: client 0x8001, server 0x8002" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_grh_roce,
+	  "GRH: RoCE needs a GRH, and the client has no GID (give -g; see --show-gids)" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_uc, "transport: client rc, server uc" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_check,
 	  "data validation: client off, server on" },
@@ -653,7 +670,7 @@ START_TEST(adopt_measure)
 	/* a UD sweep's top above the MTU is no error: the sweep stops there */
 	ck_assert_int_eq(pp_hello_check(&cl.h, &cl.caps, &err), 0);
 	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
-	ck_assert_uint_eq(agreed.flags, PP_F_SWEEP | PP_F_VALIDATE);
+	ck_assert_uint_eq(agreed.flags, PP_F_SWEEP | PP_F_VALIDATE | PP_F_GRH);
 	ck_assert_uint_eq(agreed.warmup, 50);
 	ck_assert_uint_eq(agreed.duration_s, 2);
 	ck_assert_uint_eq(agreed.mtu, 1024);
@@ -1170,8 +1187,8 @@ static int srv_full_run(const struct pp_conn *c, const void *arg,
 	if (rc)
 		return rc;
 	if (agreed.size != 8192 || agreed.iters != 42 || agreed.mtu != 1024 ||
-	    agreed.transport != PP_TR_SRQ || agreed.flags != PP_F_VALIDATE ||
-	    agreed.num_qps != 2) {
+	    agreed.transport != PP_TR_SRQ ||
+	    agreed.flags != (PP_F_VALIDATE | PP_F_GRH) || agreed.num_qps != 2) {
 		pp_err_set(err, "agreed size %llu iters %llu mtu %u",
 			   (unsigned long long)agreed.size,
 			   (unsigned long long)agreed.iters, agreed.mtu);
@@ -1584,7 +1601,7 @@ static void be32(uint8_t *p, uint32_t v)
 START_TEST(sock_version_mismatch)
 {
 	uint8_t hdr[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN] = { 0 };
-	const char *want = "protocol version: client 5, server 4";
+	const char *want = "protocol version: client 6, server 5";
 	struct result r;
 	struct child ch;
 	struct pp_msg m;
@@ -1626,7 +1643,7 @@ static int srv_next(const struct pp_conn *c, const void *arg,
 		be32(out + 8, PP_WIRE_ERROR_LEN);
 		be32(out + 12, EPROTONOSUPPORT);
 		strcpy((char *)out + 16,
-		       "protocol version: client 4, server 5");
+		       "protocol version: client 5, server 6");
 		return pp_sock_write_all(c->fd, out, sizeof(out),
 					 pp_deadline(3000));
 	}
@@ -1655,7 +1672,7 @@ START_TEST(sock_client_sees_new_server)
 	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
 	close(c.fd);
 	ck_assert_int_eq(collect(&ch, &r), 0);
-	ck_assert_str_eq(err.msg, "protocol version: client 4, server 5");
+	ck_assert_str_eq(err.msg, "protocol version: client 5, server 6");
 	if (send_error) {
 		ck_assert_int_eq(rc, ECONNABORTED);
 		ck_assert(err.remote);
@@ -1965,6 +1982,126 @@ START_TEST(sock_connect_next_address)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- GRH */
+
+#define NONE PP_GID_INDEX_NONE
+
+/* The rule of both link layers: both sides use a GRH, or neither does. */
+static const struct {
+	uint8_t ll;
+	uint16_t cl, sv;
+	int rc;
+	bool grh;
+	const char *why;
+} grh_cases[] = {
+	{ LL_IB, 0, 0, 0, true, "both sides have a GID" },
+	/* -g on one side only: no GRH either way (the other has no GID) */
+	{ LL_IB, 0, NONE, 0, false,
+	  "the server has no GID: give -g on both sides for a GRH" },
+	{ LL_IB, NONE, 3, 0, false,
+	  "the client has no GID: give -g on both sides for a GRH" },
+	{ LL_IB, NONE, NONE, 0, false,
+	  "neither side has a GID: give -g on both sides for a GRH" },
+	{ LL_ETH, 1, 2, 0, true, "both sides have a GID" },
+	{ LL_ETH, NONE, 2, EINVAL, false,
+	  "RoCE needs a GRH, and the client has no GID (give -g; see --show-gids)" },
+	{ LL_ETH, 1, NONE, EINVAL, false,
+	  "RoCE needs a GRH, and the server has no GID (give -g; see --show-gids)" },
+};
+
+START_TEST(grh_rule)
+{
+	bool grh = !grh_cases[_i].grh;
+	char why[128];
+
+	ck_assert_int_eq(pp_grh_decide(grh_cases[_i].ll, grh_cases[_i].cl,
+				       grh_cases[_i].sv, &grh, why,
+				       sizeof(why)),
+			 grh_cases[_i].rc);
+	ck_assert_int_eq(grh, grh_cases[_i].grh);
+	ck_assert_str_eq(why, grh_cases[_i].why);
+}
+END_TEST
+
+/* InfiniBand, -g on the client only: the server's answer says no GRH. */
+START_TEST(adopt_grh_one_side)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	side_init(&cl, PP_TOOL_RC, 1024);
+	srv.caps.link_layer = LL_IB;
+	cl.caps.link_layer = LL_IB;
+	side_rebuild(&srv);
+	pp_hello_build(&cl.o, &cl.caps, 0, PP_GID_TYPE_IB, &cl.h);
+	cl.h.flags |= PP_F_GRH; /* a client's bit is not a decision */
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+	ck_assert_uint_eq(agreed.flags & PP_F_GRH, 0);
+	/* and the other way round */
+	pp_hello_build(&srv.o, &srv.caps, 0, PP_GID_TYPE_IB, &srv.h);
+	side_rebuild(&cl);
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+	ck_assert_uint_eq(agreed.flags & PP_F_GRH, 0);
+	/* both: a GRH */
+	pp_hello_build(&cl.o, &cl.caps, 0, PP_GID_TYPE_IB, &cl.h);
+	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
+	ck_assert_uint_eq(agreed.flags & PP_F_GRH, PP_F_GRH);
+}
+END_TEST
+
+/* A server whose answer breaks the rule: a GRH while it has no GID. */
+static int srv_grh_wrong(const struct pp_conn *c, const void *arg,
+			 struct pp_err *err)
+{
+	struct pp_msg m;
+	int rc;
+
+	(void)arg;
+	rc = pp_hs_server_recv_hello(c, &m.u.hello, err);
+	if (rc)
+		return rc;
+	m.type = PP_MSG_HELLO;
+	m.u.hello.gid_index = PP_GID_INDEX_NONE;
+	m.u.hello.gid_type = PP_GID_TYPE_NONE;
+	m.u.hello.flags |= PP_F_GRH;
+	m.u.hello.mtu = 1024; /* the path MTU the answer names */
+	rc = pp_hs_send(c, &m, err);
+	if (rc)
+		return rc;
+	return pp_hs_recv(c, PP_MSG_ADDRS, &m, err);
+}
+
+START_TEST(sock_client_checks_grh)
+{
+	struct pp_hello agreed;
+	struct side cl;
+	struct pp_err err;
+	struct pp_conn c;
+	struct result r;
+	struct child ch;
+	uint32_t port;
+	int lfd, rc;
+
+	port = listen_free(NULL, &lfd);
+	ch = start_server(lfd, srv_grh_wrong, NULL, 3000);
+	side_init(&cl, PP_TOOL_RC, 1024);
+	cl.caps.link_layer = LL_IB;
+	pp_hello_build(&cl.o, &cl.caps, 0, PP_GID_TYPE_IB, &cl.h);
+	connect_to("127.0.0.1", port, 3000, &c);
+	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
+	close(c.fd);
+	ck_assert_int_eq(rc, EPROTO);
+	ck_assert_str_eq(
+		err.msg,
+		"GRH: the server says yes, the client no (the server has no GID: give -g on both sides for a GRH)");
+	/* the server was told why */
+	ck_assert_int_eq(collect(&ch, &r), 1);
+	ck_assert_str_eq(r.msg, err.msg);
+}
+END_TEST
+
 static Suite *hs_suite(void)
 {
 	Suite *s = suite_create("hs");
@@ -1988,6 +2125,9 @@ static Suite *hs_suite(void)
 	tcase_add_test(pure, check_one_qp);
 	tcase_add_test(pure, check_cqe);
 	tcase_add_test(pure, adopt_max_mem);
+	tcase_add_loop_test(pure, grh_rule, 0,
+			    (int)(sizeof(grh_cases) / sizeof(grh_cases[0])));
+	tcase_add_test(pure, adopt_grh_one_side);
 	suite_add_tcase(s, pure);
 
 	tcase_set_timeout(sock, 15);
@@ -2015,6 +2155,7 @@ static Suite *hs_suite(void)
 	tcase_add_test(pure, connect_share);
 	tcase_add_test(sock, sock_accept_emfile);
 	tcase_add_test(sock, sock_connect_next_address);
+	tcase_add_test(sock, sock_client_checks_grh);
 	suite_add_tcase(s, sock);
 	return s;
 }

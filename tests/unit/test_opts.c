@@ -3,6 +3,7 @@
  * test_opts.c - unit tests of pp_opts: defaults, parsing, errors, --help.
  */
 #include <check.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -87,6 +88,23 @@ static char *usage_of(enum pp_tool tool)
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_ptr_nonnull(text);
 	return text;
+}
+
+/* Each run of blanks and newlines in @text becomes one space. */
+static void squeeze_spaces(char *text)
+{
+	char *w = text;
+	const char *r;
+
+	for (r = text; *r; r++) {
+		if (isspace((unsigned char)*r)) {
+			if (w == text || w[-1] != ' ')
+				*w++ = ' ';
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
 }
 
 START_TEST(test_defaults_common)
@@ -932,6 +950,25 @@ START_TEST(test_grh_options)
 		    "0..1048575");
 	expect_fail(PP_TOOL_RC, "--pkey-index 65536", ERANGE, "--pkey-index",
 		    "0..65535");
+	/* the partition by its P_Key: each side finds its own index */
+	expect_ok(&o, PP_TOOL_RC, "--pkey 0x8001");
+	ck_assert_uint_eq(o.pkey, 0x8001);
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_PKEY));
+	expect_ok(&o, PP_TOOL_RC, "--pkey 1");
+	ck_assert_uint_eq(o.pkey, 1);
+	expect_fail(PP_TOOL_RC, "--pkey 0x8000", EINVAL, "--pkey 0x8000",
+		    "partition 0 is not a partition");
+	expect_fail(PP_TOOL_RC, "--pkey 0", ERANGE, "--pkey", "1..65535");
+	expect_fail(PP_TOOL_RC, "--pkey 0x10000", ERANGE, "--pkey", NULL);
+	expect_fail(PP_TOOL_RC, "--pkey 0xffff --pkey-index 1", EINVAL,
+		    "--pkey and --pkey-index both given", NULL);
+	text = usage_of(PP_TOOL_RC);
+	ck_assert_ptr_nonnull(strstr(text, "--pkey=PKEY"));
+	/* the help column moves with the longest option: read it unwrapped */
+	squeeze_spaces(text);
+	ck_assert_ptr_nonnull(
+		strstr(text, "(default: the P_Key at --pkey-index)"));
+	free(text);
 	text = usage_of(PP_TOOL_SRQ);
 	ck_assert_ptr_nonnull(strstr(text, "--hop-limit=N"));
 	ck_assert_ptr_nonnull(strstr(text, "(default 64)"));

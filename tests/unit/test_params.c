@@ -17,8 +17,8 @@
 static const struct {
 	size_t off, len;
 } port_fields[] = {
-	{ 0, 1 },  { 1, 1 },  { 2, 2 },	 { 33, 1 },
-	{ 34, 2 }, { 36, 2 }, { 38, 1 },
+	{ 0, 1 },  { 1, 1 },  { 2, 2 },	 { 33, 1 }, { 34, 2 },
+	{ 36, 2 }, { 38, 1 }, { 58, 2 }, { 60, 4 },
 };
 
 START_TEST(test_no_overlap)
@@ -58,8 +58,8 @@ START_TEST(test_flag_bits)
 	n++;
 	PP_PARAMS(PP_PARAM_NONE, BIT, PP_PARAM_NONE)
 #undef BIT
-	ck_assert_uint_eq(seen | PP_F_GIDS, PP_F_ALL);
-	ck_assert_uint_eq(seen & PP_F_GIDS, 0);
+	ck_assert_uint_eq(seen | PP_F_GIDS | PP_F_GRH, PP_F_ALL);
+	ck_assert_uint_eq(seen & (PP_F_GIDS | PP_F_GRH), 0);
 	ck_assert_uint_eq(n, 4);
 }
 END_TEST
@@ -94,6 +94,7 @@ START_TEST(test_defaults_encode)
 		.transport = (uint8_t)o.transport,
 		.active_mtu = 1024,
 		.gid_index = PP_GID_INDEX_NONE,
+		.timeout_ms = o.timeout_ms,
 	};
 #define COPY(name, ...) m.u.hello.name = o.name;
 	PP_PARAMS(COPY, PP_PARAM_NONE, PP_PARAM_NONE)
@@ -123,7 +124,8 @@ START_TEST(test_each_round_trip)
 		.duration_s = PP_MAX_DURATION_S,
 		.hop_limit = PP_MAX_HOP_LIMIT,
 		.tclass = PP_MAX_TCLASS,
-		.pkey_index = PP_MAX_PKEY_INDEX,
+		.pkey = 0xffff,
+		.timeout_ms = PP_WIRE_TIMEOUT_MAX_MS,
 		.flow_label = PP_MAX_FLOW_LABEL,
 	};
 	round_trip(&m.u.hello);

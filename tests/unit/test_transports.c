@@ -206,7 +206,8 @@ START_TEST(srq_adopts_qps_and_depth)
 		ck_assert_uint_eq(agreed.transport, PP_TR_SRQ);
 		ck_assert_uint_eq(agreed.num_qps, qps[i]);
 		ck_assert_uint_eq(agreed.rx_depth, 2 * qps[i]);
-		ck_assert_uint_eq(agreed.flags, PP_F_VALIDATE);
+		/* RoCE: both sides have a GID, so both use a GRH */
+		ck_assert_uint_eq(agreed.flags, PP_F_VALIDATE | PP_F_GRH);
 		/* SRQ messages are RC messages: larger than the MTU is fine */
 		ck_assert_uint_eq(agreed.size, 4096);
 	}

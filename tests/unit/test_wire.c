@@ -33,6 +33,8 @@ static const struct pp_hello good_hello = {
 	.gid_index = 3,
 	.gid_type = PP_GID_TYPE_ROCE_V2,
 	.hop_limit = 64,
+	.pkey = 0xffff,
+	.timeout_ms = 5000,
 };
 
 static void set_be(uint8_t *p, size_t width, uint64_t v)
@@ -154,7 +156,8 @@ static void assert_hello_eq(const struct pp_hello *a, const struct pp_hello *b)
 	ck_assert_uint_eq(a->peer_gid_index, b->peer_gid_index);
 	ck_assert_uint_eq(a->hop_limit, b->hop_limit);
 	ck_assert_uint_eq(a->tclass, b->tclass);
-	ck_assert_uint_eq(a->pkey_index, b->pkey_index);
+	ck_assert_uint_eq(a->pkey, b->pkey);
+	ck_assert_uint_eq(a->timeout_ms, b->timeout_ms);
 	ck_assert_uint_eq(a->flow_label, b->flow_label);
 	ck_assert_uint_eq(a->warmup, b->warmup);
 	ck_assert_uint_eq(a->duration_s, b->duration_s);
@@ -346,8 +349,9 @@ START_TEST(test_rt_hello_min)
 		.gid_type = PP_GID_TYPE_NONE,
 		.hop_limit = 1,
 		.tclass = 0,
-		.pkey_index = 0,
+		.pkey = 1,
 		.flow_label = 0,
+		.timeout_ms = 1,
 	};
 	roundtrip(&in);
 }
@@ -373,8 +377,9 @@ START_TEST(test_rt_hello_max)
 		.peer_gid_index = 255,
 		.hop_limit = PP_MAX_HOP_LIMIT,
 		.tclass = PP_MAX_TCLASS,
-		.pkey_index = PP_MAX_PKEY_INDEX,
+		.pkey = 0xffff,
 		.flow_label = PP_MAX_FLOW_LABEL,
+		.timeout_ms = PP_WIRE_TIMEOUT_MAX_MS,
 	};
 	roundtrip(&in);
 	in.u.hello.gid_index = 255;
@@ -453,8 +458,8 @@ END_TEST
 /* Hand-written: one row per group of fields, as in the layout comment. */
 /* clang-format off */
 static const uint8_t golden_hello[] = {
-	/* header: "PPNG", version 4, type 1, length 64 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x04, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40,
+	/* header: "PPNG", version 5, type 1, length 64 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40,
 	/* 0 tool, 1 transport, 2 flags (validate, sweep, no inline), 4 mtu 1024 */
 	0x04, 0x05, 0x00, 0x07, 0x00, 0x00, 0x04, 0x00,
 	/* 8 size 0x12345678 */
@@ -468,12 +473,12 @@ static const uint8_t golden_hello[] = {
 	0x0f, 0x02, 0x10, 0x00, 0x00, 0xab, 0x03, 0x00,
 	/* 40 warmup 1000000, 44 duration_s 3600 */
 	0x00, 0x0f, 0x42, 0x40, 0x00, 0x00, 0x0e, 0x10,
-	/* 48 hop_limit 64, 49 tclass 0x6a, 50 pkey_index 0x1234,
+	/* 48 hop_limit 64, 49 tclass 0x6a, 50 pkey 0x8234,
 	 * 52 flow_label 0xabcde */
-	0x40, 0x6a, 0x12, 0x34, 0x00, 0x0a, 0xbc, 0xde,
+	0x40, 0x6a, 0x82, 0x34, 0x00, 0x0a, 0xbc, 0xde,
 	/* 56 op 5 (cmp-swap), 57 reserved, 58 peer_gid_index 0xcd,
-	 * 60..63 reserved */
-	0x05, 0, 0x00, 0xcd, 0, 0, 0, 0,
+	 * 60 timeout_ms 1500 */
+	0x05, 0, 0x00, 0xcd, 0x00, 0x00, 0x05, 0xdc,
 };
 /* clang-format on */
 
@@ -495,16 +500,17 @@ static const struct pp_hello golden_hello_val = {
 	.duration_s = 3600,
 	.hop_limit = 64,
 	.tclass = 0x6a,
-	.pkey_index = 0x1234,
+	.pkey = 0x8234,
 	.flow_label = 0xabcde,
 	.peer_gid_index = 0xcd,
+	.timeout_ms = 1500,
 	.op = 5,
 };
 
 /* clang-format off */
 static const uint8_t golden_addrs[] = {
-	/* header: "PPNG", version 4, type 2, length 52 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x04, 0x00, 0x02, 0x00, 0x00, 0x00, 0x34,
+	/* header: "PPNG", version 5, type 2, length 52 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x02, 0x00, 0x00, 0x00, 0x34,
 	/* count 1 */
 	0x00, 0x00, 0x00, 0x01,
 	/* lid 0x1234, reserved, qpn 0xabcdef */
@@ -519,8 +525,8 @@ static const uint8_t golden_addrs[] = {
 };
 
 static const uint8_t golden_gids[] = {
-	/* header: "PPNG", version 4, type 7, length 76 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x04, 0x00, 0x07, 0x00, 0x00, 0x00, 0x4c,
+	/* header: "PPNG", version 5, type 7, length 76 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x07, 0x00, 0x00, 0x00, 0x4c,
 	/* count 2, reserved */
 	0x00, 0x02, 0x00, 0x00,
 	/* index 1, type RoCE v2, reserved, netdev "eth0.100" */
@@ -775,6 +781,8 @@ static const struct {
 	{ 1, 1, 0, "transport out of range" },
 	{ 1, 1, 6, "transport out of range" },
 	{ 2, 2, 0x0040, "unknown flags" },
+	{ 50, 2, 0, "pkey out of range" },
+	{ 50, 2, 0x8000, "pkey out of range" },
 	{ 2, 2, 0x8001, "unknown flags" },
 	{ 4, 4, 128, "mtu out of range" },
 	{ 4, 4, 257, "mtu out of range" },
@@ -812,8 +820,9 @@ static const struct {
 	{ 57, 1, 1, "reserved field not zero" },
 	{ 58, 2, 256, "peer_gid_index out of range" },
 	{ 58, 2, 0xfffe, "peer_gid_index out of range" },
-	{ 60, 1, 1, "reserved field not zero" },
-	{ 63, 1, 1, "reserved field not zero" },
+	{ 60, 4, 0, "timeout out of range" },
+	{ 60, 4, PP_WIRE_TIMEOUT_MAX_MS + 1, "timeout out of range" },
+	{ 60, 4, 0xffffffffU, "timeout out of range" },
 };
 
 #define N_HELLO_BAD (int)(sizeof(hello_bad) / sizeof(hello_bad[0]))

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_session.c - pp_session's steps that need no device: what a
+ * --persistent server keeps and what it forgets between two clients.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "pp_session.h"
+
+static struct pp_opts o;
+static struct pp_session s;
+
+/* A server that served a client on GID 3, chosen for it, with a GRH. */
+static void served_one(int gid_opt)
+{
+	pp_opts_init(&o, PP_TOOL_RC, "rc_pingpong");
+	o.gid_index = gid_opt;
+	memset(&s, 0, sizeof(s));
+	s.o = &o;
+	s.lfd = -1;
+	s.stock_fd = -1;
+	s.conn.fd = -1;
+	s.conn.is_server = true;
+	s.gid_index = 3;
+	memset(s.gid, 0xab, sizeof(s.gid));
+	s.gid_type = PP_GID_TYPE_ROCE_V2;
+	s.gid_auto = gid_opt < 0;
+	strcpy(s.gid_reason,
+	       "GID index 3: RoCE v2, 10.0.0.1 (asked by the client)");
+	s.use_grh = true;
+	strcpy(s.grh_why, "both sides have a GID");
+}
+
+/* No -g: the next client's GID is chosen anew, from nothing. */
+START_TEST(end_client_forgets_gid)
+{
+	static const uint8_t zero[16];
+
+	served_one(-1);
+	pp_session_end_client(&s);
+	ck_assert_int_eq(s.gid_index, -1);
+	ck_assert_mem_eq(s.gid, zero, sizeof(zero));
+	ck_assert_uint_eq(s.gid_type, PP_GID_TYPE_NONE);
+	ck_assert(!s.gid_auto);
+	ck_assert_str_eq(s.gid_reason, "");
+	ck_assert(!s.use_grh);
+	ck_assert_str_eq(s.grh_why, "");
+}
+END_TEST
+
+/* -g: the GID stays the one given, for every client. */
+START_TEST(end_client_keeps_given_gid)
+{
+	served_one(3);
+	pp_session_end_client(&s);
+	ck_assert_int_eq(s.gid_index, 3);
+	ck_assert_uint_eq(s.gid[0], 0xab);
+	ck_assert_uint_eq(s.gid_type, PP_GID_TYPE_ROCE_V2);
+	ck_assert(!s.use_grh); /* decided again with each client */
+}
+END_TEST
+
+static Suite *session_suite(void)
+{
+	Suite *su = suite_create("session");
+	TCase *tc = tcase_create("persistent");
+
+	tcase_add_test(tc, end_client_forgets_gid);
+	tcase_add_test(tc, end_client_keeps_given_gid);
+	suite_add_tcase(su, tc);
+	return su;
+}
+
+PP_CHECK_MAIN(session_suite)
