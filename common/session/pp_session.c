@@ -678,9 +678,13 @@ static void corrupt_hook(struct pp_run_cfg *rc, struct pp_trace *trace)
 		      seq, off);
 }
 
-int pp_session_run(struct pp_session *s)
+void pp_session_run_cfg(struct pp_session *s, struct pp_run_cfg *rc)
 {
-	struct pp_run_cfg rc = {
+	/* the client's -T (HELLO): its deadline for a reply is the one */
+	int client_ms = s->agreed.timeout_ms ? (int)s->agreed.timeout_ms :
+					       (int)s->o->timeout_ms;
+
+	*rc = (struct pp_run_cfg){
 		.is_server = s->conn.is_server,
 		.iters = s->agreed.iters,
 		.warmup = s->agreed.warmup,
@@ -688,15 +692,19 @@ int pp_session_run(struct pp_session *s)
 		.validate = s->agreed.flags & PP_F_VALIDATE,
 		.use_event = s->o->use_event,
 		.timeout_ms = (int)s->o->timeout_ms,
-		.loss_timeout_ms =
-			pp_transport_of(s->agreed.transport)->lossy ?
-				pp_run_loss_timeout_ms((int)s->o->timeout_ms) :
-				0,
+		.loss_timeout_ms = pp_transport_of(s->agreed.transport)->lossy ?
+					   pp_run_loss_timeout_ms(client_ms) :
+					   0,
 		.keep_raw = s->o->samples_path != NULL,
 		.interval_ns = (int64_t)s->o->interval_s * 1000000000LL,
 		.on_interval = on_interval,
 		.interval_arg = s,
 	};
+}
+
+int pp_session_run(struct pp_session *s)
+{
+	struct pp_run_cfg rc;
 	struct pp_err lost = { .msg = "" };
 	int ret = 0, lost_ret = 0;
 	char clock[64];
@@ -704,6 +712,7 @@ int pp_session_run(struct pp_session *s)
 
 	if (s->query_only)
 		return 0;
+	pp_session_run_cfg(s, &rc);
 	corrupt_hook(&rc, &s->trace);
 	if (s->x->run_cfg)
 		s->x->run_cfg(s, &rc);

@@ -219,6 +219,17 @@ int pp_session_connect_qps(struct pp_session *s);
 int pp_session_setup(struct pp_session *s);
 
 /**
+ * pp_session_run_cfg() - the run's settings from the agreed parameters
+ * @s: a session whose parameters are agreed
+ * @rc: filled (the exchange's run_cfg() and the loop come after)
+ *
+ * UD and UC count a reply as lost after a fifth of the client's -T, which
+ * HELLO carries: the server's "abandoned wait" (half of that) follows the
+ * client's deadline, not its own -T.
+ */
+void pp_session_run_cfg(struct pp_session *s, struct pp_run_cfg *rc);
+
+/**
  * pp_session_run() - run the ping-pong and exchange DONE, once per size
  * @s: a set-up session
  *

@@ -62,6 +62,47 @@ START_TEST(end_client_keeps_given_gid)
 }
 END_TEST
 
+/*
+ * UD: the server's "abandoned wait" is half the client's loss deadline,
+ * which follows the client's -T (HELLO), whatever the server's own -T:
+ * both orders of a server with -T 5 and a client with -T 1.
+ */
+static void ud_run(bool is_server, uint32_t own_ms, uint32_t client_ms,
+		   struct pp_run_cfg *rc)
+{
+	pp_opts_init(&o, PP_TOOL_UD, "ud_pingpong");
+	o.timeout_ms = own_ms;
+	memset(&s, 0, sizeof(s));
+	s.o = &o;
+	s.conn.is_server = is_server;
+	s.agreed.transport = PP_TR_UD;
+	s.agreed.iters = 10;
+	s.agreed.timeout_ms = client_ms;
+	pp_session_run_cfg(&s, rc);
+}
+
+START_TEST(abandoned_wait_follows_client)
+{
+	struct pp_run_cfg rc;
+
+	/* server -T 5, client -T 1: 1000 / 5 = 200 ms, half of it 100 ms */
+	ud_run(true, 5000, 1000, &rc);
+	ck_assert_int_eq(rc.loss_timeout_ms, 200);
+	ck_assert_int_eq(rc.timeout_ms, 5000); /* its own no-progress bound */
+	/* server -T 1, client -T 5: 5000 / 5 = 1000 ms */
+	ud_run(true, 1000, 5000, &rc);
+	ck_assert_int_eq(rc.loss_timeout_ms, 1000);
+	/* the client: its own */
+	ud_run(false, 1000, 1000, &rc);
+	ck_assert_int_eq(rc.loss_timeout_ms, 200);
+	/* RC loses nothing */
+	ud_run(true, 5000, 1000, &rc);
+	s.agreed.transport = PP_TR_RC;
+	pp_session_run_cfg(&s, &rc);
+	ck_assert_int_eq(rc.loss_timeout_ms, 0);
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
 	Suite *su = suite_create("session");
@@ -69,6 +110,7 @@ static Suite *session_suite(void)
 
 	tcase_add_test(tc, end_client_forgets_gid);
 	tcase_add_test(tc, end_client_keeps_given_gid);
+	tcase_add_test(tc, abandoned_wait_follows_client);
 	suite_add_tcase(su, tc);
 	return su;
 }
