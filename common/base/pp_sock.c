@@ -363,6 +363,34 @@ static int sleep_until(int64_t when)
 	return 0;
 }
 
+void pp_sock_keepalive_for(uint32_t timeout_ms, struct pp_keepalive *ka)
+{
+	uint32_t half_s = (timeout_ms / 2 + 999) / 1000;
+
+	if (!half_s)
+		half_s = 1;
+	ka->idle_s = (int)half_s;
+	ka->cnt = half_s < 3 ? (int)half_s : 3;
+	ka->intvl_s =
+		(int)((half_s + (uint32_t)ka->cnt - 1) / (uint32_t)ka->cnt);
+}
+
+int pp_sock_keepalive(int fd, uint32_t timeout_ms)
+{
+	struct pp_keepalive ka;
+	int one = 1;
+
+	pp_sock_keepalive_for(timeout_ms, &ka);
+	if (setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &ka.idle_s,
+		       sizeof(ka.idle_s)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &ka.intvl_s,
+		       sizeof(ka.intvl_s)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &ka.cnt, sizeof(ka.cnt)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)))
+		return errno;
+	return 0;
+}
+
 int64_t pp_sock_share(int64_t now, int64_t deadline, unsigned int left)
 {
 	if (deadline == INT64_MAX || left <= 1 || deadline <= now)

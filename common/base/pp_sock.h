@@ -72,6 +72,35 @@ enum pp_accept_retry pp_sock_accept_retry(int err);
 int pp_sock_accept(int lfd, int64_t deadline, int *fd, char *peer,
 		   size_t peer_len);
 
+/* TCP keepalive: a dead peer host is noticed within about the timeout. */
+struct pp_keepalive {
+	int idle_s;  /* TCP_KEEPIDLE: silence before the first probe */
+	int intvl_s; /* TCP_KEEPINTVL: between probes */
+	int cnt;     /* TCP_KEEPCNT: unanswered probes that end it */
+};
+
+/**
+ * pp_sock_keepalive_for() - keepalive bounds that fit a timeout
+ * @timeout_ms: the deadline a silent peer host must be noticed in (-T)
+ * @ka: half of it silent, then up to 3 probes over the other half (whole
+ *      seconds, at least 1 each: the kernel's unit), so idle + cnt * intvl
+ *      is the timeout, rounded up to seconds
+ */
+void pp_sock_keepalive_for(uint32_t timeout_ms, struct pp_keepalive *ka);
+
+/**
+ * pp_sock_keepalive() - turn on TCP keepalive on @fd with the bounds of
+ * @timeout_ms (pp_sock_keepalive_for())
+ * @fd: a connected TCP socket
+ * @timeout_ms: the timeout
+ *
+ * A peer whose host crashed or whose network is cut sends no FIN: with
+ * keepalive the socket fails (ETIMEDOUT) instead of waiting for ever.
+ *
+ * Return: 0, or the errno of setsockopt().
+ */
+int pp_sock_keepalive(int fd, uint32_t timeout_ms);
+
 /**
  * pp_sock_share() - the deadline of one of @left addresses still to try
  * @now: the time now (pp_now_ns())

@@ -315,6 +315,28 @@ int pp_session_connect(struct pp_session *s)
 	return ret;
 }
 
+/*
+ * TCP keepalive within the client's -T: a peer whose host crashed or whose
+ * network is cut fails the connection instead of leaving a wait (the Read
+ * and atomics server's) open for ever.  Only a help: not fatal.
+ */
+static void keepalive(struct pp_session *s, uint32_t timeout_ms)
+{
+	struct pp_keepalive ka;
+	int ret;
+
+	ret = pp_sock_keepalive(s->conn.fd, timeout_ms);
+	pp_sock_keepalive_for(timeout_ms, &ka);
+	if (ret)
+		pp_trace_step(&s->trace, "TCP keepalive not set: %s",
+			      strerror(ret));
+	else
+		pp_trace_step(
+			&s->trace,
+			"TCP keepalive: probes after %d s of silence, %d of them %d s apart",
+			ka.idle_s, ka.cnt, ka.intvl_s);
+}
+
 /* Ours: TCP, the GID for the peer's address family, and HELLO. */
 static int agree(struct pp_session *s)
 {
@@ -329,6 +351,7 @@ static int agree(struct pp_session *s)
 			return ret;
 		pp_trace_step(&s->trace, "connected to %s port %u", o->host,
 			      o->port);
+		keepalive(s, o->timeout_ms);
 		ret = choose_gid(s);
 		if (ret)
 			return tell_peer(s, ret);
@@ -362,6 +385,7 @@ static int agree(struct pp_session *s)
 		s->peer_told = true;
 		return ret;
 	}
+	keepalive(s, s->peer.timeout_ms);
 	ret = server_gid(s);
 	if (ret)
 		return tell_peer(s, ret);

@@ -446,7 +446,8 @@ static int word_check(struct run *s, uint64_t n)
  * Read and atomics, the server: nothing to do until the client's DONE (or
  * its ERROR); sleep on the socket, not on the CQ.  No -T: the client's run
  * may last as long as it likes, and a client that goes away closes the
- * connection.
+ * connection; one whose host crashed or whose network is cut fails it by
+ * TCP keepalive within the client's -T (pp_sock_keepalive()).
  */
 static int passive_server(struct run *s)
 {
@@ -471,6 +472,11 @@ static int passive_server(struct run *s)
 			pp_err_set(
 				s->err,
 				"the client closed the connection during the run");
+		else if (ret == ETIMEDOUT || ret == EHOSTUNREACH)
+			pp_err_set(
+				s->err,
+				"the client's host stopped answering during the run (%s; TCP keepalive: crashed, or the network is cut)",
+				strerror(ret));
 		if (ret)
 			return ret;
 		s->res->peer_done = true;

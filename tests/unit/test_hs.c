@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -2102,6 +2103,67 @@ START_TEST(sock_client_checks_grh)
 }
 END_TEST
 
+/* Keepalive bounds that fit -T: half silent, then up to 3 probes. */
+START_TEST(keepalive_bounds)
+{
+	static const struct {
+		uint32_t ms;
+		int idle, intvl, cnt;
+	} c[] = {
+		{ 5000, 3, 1, 3 },
+		{ 1000, 1, 1, 1 },
+		{ 1, 1, 1, 1 },
+		{ 4000, 2, 1, 2 },
+		{ 10000, 5, 2, 3 },
+		{ 60000, 30, 10, 3 },
+		{ 3600000, 1800, 600, 3 },
+	};
+	struct pp_keepalive ka;
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		pp_sock_keepalive_for(c[i].ms, &ka);
+		ck_assert_int_eq(ka.idle_s, c[i].idle);
+		ck_assert_int_eq(ka.intvl_s, c[i].intvl);
+		ck_assert_int_eq(ka.cnt, c[i].cnt);
+		/* noticed within the timeout, rounded up to whole seconds */
+		ck_assert_int_le((ka.idle_s + ka.cnt * ka.intvl_s) * 1000,
+				 (int)c[i].ms + 2000);
+	}
+}
+END_TEST
+
+/* ... and on a real connection, as the kernel reads them back. */
+START_TEST(sock_keepalive_set)
+{
+	int lfd, fd = -1, v;
+	socklen_t len = sizeof(v);
+	struct pp_conn c;
+	uint32_t port;
+
+	port = listen_free("127.0.0.1", &lfd);
+	connect_to("127.0.0.1", port, 3000, &c);
+	ck_assert_int_eq(pp_sock_accept(lfd, pp_deadline(3000), &fd, NULL, 0),
+			 0);
+	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len), 0);
+	ck_assert_int_eq(v, 0); /* off until asked */
+	ck_assert_int_eq(pp_sock_keepalive(fd, 10000), 0);
+	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len), 0);
+	ck_assert_int_eq(v, 1);
+	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &len),
+			 0);
+	ck_assert_int_eq(v, 5);
+	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &v, &len),
+			 0);
+	ck_assert_int_eq(v, 2);
+	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &v, &len), 0);
+	ck_assert_int_eq(v, 3);
+	close(fd);
+	close(c.fd);
+	close(lfd);
+}
+END_TEST
+
 static Suite *hs_suite(void)
 {
 	Suite *s = suite_create("hs");
@@ -2153,6 +2215,8 @@ static Suite *hs_suite(void)
 	tcase_add_test(sock, sock_error_during_sync);
 	tcase_add_test(pure, accept_retry_rule);
 	tcase_add_test(pure, connect_share);
+	tcase_add_test(pure, keepalive_bounds);
+	tcase_add_test(sock, sock_keepalive_set);
 	tcase_add_test(sock, sock_accept_emfile);
 	tcase_add_test(sock, sock_connect_next_address);
 	tcase_add_test(sock, sock_client_checks_grh);
