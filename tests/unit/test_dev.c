@@ -14,6 +14,8 @@
 /* Two hosts' tables: the same partitions at other indexes. */
 static const uint16_t host_a[] = { 0xffff, 0x8001, 0x8002, 0x0003 };
 static const uint16_t host_b[] = { 0xffff, 0x0000, 0x8003, 0x8002, 0x8001 };
+/* Partition 5, as a limited and as a full member. */
+static const uint16_t both[] = { 0xffff, 0x0005, 0x8005 };
 
 START_TEST(pkey_find_per_host)
 {
@@ -36,6 +38,9 @@ START_TEST(pkey_find_membership)
 	/* the exact value first, then the other membership */
 	ck_assert_int_eq(pp_pkey_find(host_b, 5, 0x0003), 2);
 	ck_assert_int_eq(pp_pkey_find(host_b, 5, 0x7fff), 0);
+	/* both memberships in the table: each finds its own entry */
+	ck_assert_int_eq(pp_pkey_find(both, 3, 0x8005), 2);
+	ck_assert_int_eq(pp_pkey_find(both, 3, 0x0005), 1);
 }
 END_TEST
 
