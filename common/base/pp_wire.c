@@ -261,6 +261,8 @@ static bool msg_ok(const struct pp_msg *m, const char **why)
 		return true;
 	case PP_MSG_GIDS:
 		return gids_ok(m, why);
+	case PP_MSG_ALIVE:
+		return true;
 	}
 	return bad(why, "unknown message type");
 }
@@ -287,13 +289,15 @@ static bool body_len_ok(uint16_t type, uint32_t len)
 		return len >= 4 + PP_WIRE_GID_LEN &&
 		       len <= PP_WIRE_GIDS_MAX_BODY &&
 		       (len - 4) % PP_WIRE_GID_LEN == 0;
+	case PP_MSG_ALIVE:
+		return len == PP_WIRE_ALIVE_LEN;
 	}
 	return false;
 }
 
 static bool type_known(uint16_t type)
 {
-	return type >= PP_MSG_HELLO && type <= PP_MSG_GIDS;
+	return type >= PP_MSG_HELLO && type <= PP_MSG_ALIVE;
 }
 
 size_t pp_wire_body_len(const struct pp_msg *m)
@@ -313,6 +317,8 @@ size_t pp_wire_body_len(const struct pp_msg *m)
 		return counters_len(&m->u.counters);
 	case PP_MSG_GIDS:
 		return 4 + (size_t)PP_WIRE_GID_LEN * m->u.gids.count;
+	case PP_MSG_ALIVE:
+		return PP_WIRE_ALIVE_LEN;
 	}
 	return 0;
 }
@@ -435,6 +441,9 @@ int pp_wire_encode(const struct pp_msg *m, uint8_t *buf, size_t len,
 	}
 	case PP_MSG_GIDS:
 		put_gids(p, m);
+		break;
+	case PP_MSG_ALIVE:
+		pp_put_be64(p, m->u.alive.done);
 		break;
 	}
 	*out_len = PP_WIRE_HDR_LEN + body;
@@ -643,6 +652,9 @@ int pp_wire_decode_body(const struct pp_hdr *hdr, const uint8_t *body,
 		return pp_counters_decode(body, hdr->len, &m->u.counters, why);
 	case PP_MSG_GIDS:
 		return get_gids(body, hdr->len, m, why);
+	case PP_MSG_ALIVE:
+		m->u.alive.done = pp_get_be64(body);
+		return 0;
 	}
 	return EBADMSG; /* not reached: type_known() */
 }

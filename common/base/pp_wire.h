@@ -39,6 +39,11 @@
  *   none) | gid 16 bytes; indexes strictly increasing.  The server's GID
  *   table, sent right after its HELLO answer when the client's HELLO has
  *   PP_F_GIDS.
+ * ALIVE (8 bytes): done u64, the iterations of this run (warm-up too) the
+ *   client has finished.  Client -> server during a Read or atomics run,
+ *   at most every third of the client's -T, so that the server, which sees
+ *   nothing of a one-sided run, can tell a client that is still running
+ *   from one that is stopped or whose host is gone.
  *
  * Compatibility rule: the header and the ERROR body never change, so a peer
  * of any version can tell the other one why it stops ("protocol version:
@@ -68,6 +73,7 @@
 #define PP_WIRE_GIDS_MAX 256
 #define PP_WIRE_NETDEV_LEN 16 /* IFNAMSIZ */
 #define PP_WIRE_DONE_LEN 24
+#define PP_WIRE_ALIVE_LEN 8
 #define PP_WIRE_TEXT_LEN 244
 #define PP_WIRE_ERROR_LEN (4 + PP_WIRE_TEXT_LEN)
 #define PP_WIRE_MAX_BODY (4 + PP_WIRE_ADDR_LEN * PP_MAX_QPS)
@@ -86,6 +92,7 @@ enum pp_msg_type {
 	PP_MSG_ERROR = 5,
 	PP_MSG_COUNTERS = 6,
 	PP_MSG_GIDS = 7,
+	PP_MSG_ALIVE = 8,
 };
 
 /*
@@ -177,6 +184,10 @@ struct pp_done {
 	uint64_t lost;	    /* iterations lost (UD) */
 };
 
+struct pp_alive {
+	uint64_t done; /* iterations of the run finished, warm-up too */
+};
+
 struct pp_error_msg {
 	uint32_t code;			 /* an errno value, informative */
 	char text[PP_WIRE_TEXT_LEN + 1]; /* NUL-terminated */
@@ -191,6 +202,7 @@ struct pp_msg {
 			struct pp_addr addr[PP_MAX_QPS];
 		} addrs;
 		struct pp_done done;
+		struct pp_alive alive;
 		struct pp_error_msg error;
 		struct pp_counters_delta counters;
 		struct {

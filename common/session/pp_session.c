@@ -719,6 +719,7 @@ void pp_session_run_cfg(struct pp_session *s, struct pp_run_cfg *rc)
 		.loss_timeout_ms = pp_transport_of(s->agreed.transport)->lossy ?
 					   pp_run_loss_timeout_ms(client_ms) :
 					   0,
+		.client_timeout_ms = client_ms,
 		.keep_raw = s->o->samples_path != NULL,
 		.interval_ns = (int64_t)s->o->interval_s * 1000000000LL,
 		.on_interval = on_interval,

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * pp_hs.c - the handshake: HELLO, ADDRS, READY and DONE over the TCP
+ * pp_hs.c - the handshake: HELLO, ADDRS, READY, DONE and ALIVE over the TCP
  * connection, and the pure rules by which the server adopts or refuses the
  * client's parameters.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +39,8 @@ static const char *msg_name(unsigned int type)
 		return "COUNTERS";
 	case PP_MSG_GIDS:
 		return "GIDS";
+	case PP_MSG_ALIVE:
+		return "ALIVE";
 	}
 	return "an unknown message";
 }
@@ -601,8 +604,10 @@ static int other_version(const struct pp_conn *c, const struct pp_hdr *hdr,
 	return EPROTONOSUPPORT;
 }
 
-int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
-	       struct pp_err *err)
+/* pp_hs_recv() of a message of @type, or of @alt. */
+static int recv_either(const struct pp_conn *c, enum pp_msg_type type,
+		       enum pp_msg_type alt, struct pp_msg *m,
+		       struct pp_err *err)
 {
 	int64_t deadline = pp_deadline(c->timeout_ms);
 	uint8_t buf[PP_WIRE_MAX_MSG];
@@ -619,7 +624,8 @@ int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
 	if (rc == EPROTONOSUPPORT)
 		return other_version(c, &hdr, deadline, m, err);
 	if (rc) {
-		pp_err_set(err, "bad %s from the %s: %s", msg_name(type),
+		pp_err_set(err, "bad %s from the %s: %s",
+			   msg_name(hdr.type == alt ? alt : type),
 			   pp_peer_name(c), why);
 		return rc;
 	}
@@ -636,7 +642,7 @@ int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
 			return rc;
 		}
 	}
-	if (hdr.type != type && hdr.type != PP_MSG_ERROR) {
+	if (hdr.type != type && hdr.type != alt && hdr.type != PP_MSG_ERROR) {
 		pp_err_set(err, "expected %s from the %s, got %s",
 			   msg_name(type), pp_peer_name(c), msg_name(hdr.type));
 		return EPROTO;
@@ -653,6 +659,98 @@ int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
 		return remote_error(m, err);
 	pp_err_clear(err);
 	return 0;
+}
+
+int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
+	       struct pp_err *err)
+{
+	return recv_either(c, type, type, m, err);
+}
+
+int pp_hs_send_alive(const struct pp_conn *c, uint64_t done, struct pp_err *err)
+{
+	struct pp_msg m = { .type = PP_MSG_ALIVE, .u.alive.done = done };
+
+	return pp_hs_send(c, &m, err);
+}
+
+/* The client's ALIVE: its count only grows, up to the run's iterations. */
+static int alive_ok(const struct pp_alive *a, uint64_t *last, uint64_t total,
+		    struct pp_err *err)
+{
+	if (a->done < *last || a->done > total) {
+		pp_err_set(
+			err,
+			"bad ALIVE from the client: %llu iterations done, after %llu, of a run of %llu",
+			(unsigned long long)a->done, (unsigned long long)*last,
+			(unsigned long long)total);
+		return EPROTO;
+	}
+	*last = a->done;
+	return 0;
+}
+
+int pp_hs_wait_done(const struct pp_conn *c, int client_ms, uint64_t total,
+		    const char *what, struct pp_done *done, struct pp_err *err)
+{
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	int64_t deadline = pp_deadline(client_ms), left;
+	uint64_t last = 0;
+	struct pp_msg m;
+	int ret;
+
+	for (;;) {
+		if (pp_signal_caught()) {
+			pp_err_set(err, "interrupted by %s during the run",
+				   pp_signal_name(pp_signal_caught()));
+			return ECANCELED;
+		}
+		left = deadline == INT64_MAX ?
+			       PP_HS_WAIT_POLL_MS :
+			       (deadline - pp_now_ns() + 999999) / 1000000;
+		if (left <= 0) {
+			pp_err_set(
+				err,
+				"the client sent nothing for %d ms during its %s run, after %llu of %llu iterations: stopped, or its host gone (a running client says it is alive every %d ms)",
+				client_ms, what, (unsigned long long)last,
+				(unsigned long long)total,
+				pp_hs_alive_every_ms(client_ms));
+			return ETIMEDOUT;
+		}
+		ret = poll(&pfd, 1,
+			   left < PP_HS_WAIT_POLL_MS ? (int)left :
+						       PP_HS_WAIT_POLL_MS);
+		if (ret < 0 && errno != EINTR) {
+			ret = errno;
+			pp_err_set(err, "poll the connection failed: %s",
+				   strerror(ret));
+			return ret;
+		}
+		if (ret <= 0)
+			continue;
+		ret = recv_either(c, PP_MSG_DONE, PP_MSG_ALIVE, &m, err);
+		if (ret == ECONNRESET)
+			pp_err_set(
+				err,
+				"the client closed the connection during its %s run, after %llu of %llu iterations",
+				what, (unsigned long long)last,
+				(unsigned long long)total);
+		else if (ret == ETIMEDOUT || ret == EHOSTUNREACH)
+			pp_err_set(
+				err,
+				"the client's host stopped answering during the run (%s; TCP keepalive: crashed, or the network is cut)",
+				strerror(ret));
+		if (ret)
+			return ret;
+		if (m.type == PP_MSG_DONE) {
+			*done = m.u.done;
+			return 0;
+		}
+		ret = alive_ok(&m.u.alive, &last, total, err);
+		if (ret)
+			return ret;
+		deadline = pp_deadline(client_ms);
+	}
 }
 
 void pp_hs_send_error(const struct pp_conn *c, int code, const char *text)

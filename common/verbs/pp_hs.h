@@ -205,6 +205,51 @@ int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
  */
 void pp_hs_send_error(const struct pp_conn *c, int code, const char *text);
 
+/* The passive server looks at signals at least this often. */
+#define PP_HS_WAIT_POLL_MS 100
+
+/**
+ * pp_hs_alive_every_ms() - how often a client tells its passive server that
+ * it is alive (ALIVE)
+ * @client_ms: the client's -T
+ *
+ * Return: a third of @client_ms, at least 1: three chances before the
+ * server's deadline.
+ */
+static inline int pp_hs_alive_every_ms(int client_ms)
+{
+	return client_ms / 3 > 0 ? client_ms / 3 : 1;
+}
+
+/**
+ * pp_hs_send_alive() - the client's ALIVE during a Read or atomics run
+ * @c: the connection
+ * @done: the run's iterations finished so far, warm-up too
+ * @err: one line on failure
+ *
+ * Return: 0 or the errors of pp_hs_send().
+ */
+int pp_hs_send_alive(const struct pp_conn *c, uint64_t done,
+		     struct pp_err *err);
+
+/**
+ * pp_hs_wait_done() - the passive server's wait for the client's DONE
+ * @c: the connection (the server's)
+ * @client_ms: the client's -T (HELLO): a client that sends nothing, no
+ *             ALIVE and no DONE, for so long is stopped or gone
+ * @total: the iterations of the client's run, warm-up too: no ALIVE counts
+ *         more, and none counts fewer than the one before it
+ * @what: the operation, for the messages ("read")
+ * @done: the client's DONE
+ * @err: one line on failure, naming what happened
+ *
+ * Return: 0; ETIMEDOUT (nothing for @client_ms; or TCP keepalive gave up,
+ * also EHOSTUNREACH); ECONNRESET; ECANCELED (SIGINT or SIGTERM); EPROTO or
+ * EBADMSG (a bad ALIVE, another message); the errors of pp_hs_recv().
+ */
+int pp_hs_wait_done(const struct pp_conn *c, int client_ms, uint64_t total,
+		    const char *what, struct pp_done *done, struct pp_err *err);
+
 /**
  * pp_hs_client_hello() - the client's first exchange
  * @c: the connection

@@ -56,6 +56,7 @@ struct fast {
 	double scale;	    /* ns per tick */
 	int64_t loss_ns;    /* a lossy reply's deadline after its send */
 	uint64_t end;	    /* -D: when it is up, in ticks */
+	uint64_t alive_at;  /* Read: when ALIVE may be due (s->next_alive) */
 	uint64_t lost;	    /* ticks spent waiting for lost replies ... */
 	uint64_t tail_lost; /* ... of which since completion tail_from */
 	uint64_t tail_from;
@@ -291,7 +292,7 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 	uint32_t want_be = htonl(seq);
 	bool got = false, gone = false;
 	uint64_t t0;
-	int64_t d;
+	int64_t d, now;
 	int ret;
 
 	if (pp_signal_caught()) {
@@ -302,6 +303,15 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 	*t0p = t0;
 	if (t0 >= f->end)
 		return FAST_TIME_UP;
+	if (op == FAST_READ && t0 >= f->alive_at) {
+		/* the passive server hears this, else nothing of the run */
+		now = pp_clock_ns_of(t0);
+		ret = pp_run_alive_due(s, now, i);
+		if (ret)
+			return ret;
+		f->alive_at = t0 + (uint64_t)((double)(s->next_alive - now) /
+					      f->scale);
+	}
 	if (op == FAST_WRITE)
 		f->want_flag = pp_write_flag(f->size, seq, true);
 	ret = fast_post(f, i, seq, want_be, measured, first, op, t0);
@@ -361,6 +371,7 @@ static void fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
 		.scale = pp_clock.ns_per_tick,
 		.loss_ns = INT64_MAX / 2,
 		.end = UINT64_MAX,
+		.alive_at = s->alive_every ? 0 : UINT64_MAX,
 		.rwr = rwr,
 		.fast_len = s->fast_len,
 		.rx_batch = s->rx_batch,

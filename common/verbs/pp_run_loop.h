@@ -66,6 +66,9 @@ struct run {
 	bool lossy; /* UD, UC: a message may never come */
 	int64_t progress_deadline;
 	int64_t next_peek;
+	/* a Read or atomics client: ALIVE this often (ns; 0: never), next */
+	int64_t alive_every;
+	int64_t next_alive;
 	uint64_t iter;	/* for messages: the iteration under way */
 	bool send_busy; /* a send not completed yet */
 	uint32_t want;	/* client: the reply awaited; server: the

@@ -19,10 +19,10 @@
  * Atomics: the client's fetch-and-add or compare-and-swap on the server's
  * first 8 bytes, and its completion.  The server's CPU takes no part after
  * setup: it sleeps on the socket until the client's DONE, then checks what
- * the atomics left in its word.
+ * the atomics left in its word; the client sends ALIVE every third of its
+ * -T meanwhile, so that the server can tell a stopped client from a busy one.
  */
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
 
 #include "pp_clock.h"
@@ -34,8 +34,6 @@
 #include "pp_run_wait.h"
 #include "pp_run_wc.h"
 #include "pp_signal.h"
-
-#define PASSIVE_POLL_MS 100 /* the passive server looks at signals so often */
 
 /* Write: the flag of the peer's message awaited (s->priv). */
 struct write_state {
@@ -394,6 +392,9 @@ static int request_client(struct run *s)
 		if (!atomic && cfg->validate)
 			read_poison(s);
 		t0 = pp_clock_ns();
+		ret = pp_run_alive_due(s, t0, i);
+		if (ret)
+			break;
 		if (i == cfg->warmup) {
 			if (cfg->duration_ns)
 				end = t0 + cfg->duration_ns;
@@ -443,54 +444,50 @@ static int word_check(struct run *s, uint64_t n)
 }
 
 /*
+ * Read and atomics, the client: ALIVE every third of its -T (the -T the
+ * server has from HELLO), so that the passive server hears it.
+ */
+static void request_begin(struct run *s)
+{
+	if (s->cfg->is_server || s->cfg->client_timeout_ms <= 0)
+		return;
+	s->alive_every =
+		(int64_t)pp_hs_alive_every_ms(s->cfg->client_timeout_ms) *
+		1000000;
+	s->next_alive = pp_clock_ns() + s->alive_every;
+}
+
+/*
  * Read and atomics, the server: nothing to do until the client's DONE (or
- * its ERROR); sleep on the socket, not on the CQ.  No -T: the client's run
- * may last as long as it likes, and a client that goes away closes the
- * connection; one whose host crashed or whose network is cut fails it by
- * TCP keepalive within the client's -T (pp_sock_keepalive()).
+ * its ERROR); sleep on the socket, not on the CQ.  The client's run may
+ * last as long as it likes, but it says it is alive (ALIVE) every third of
+ * its -T: nothing for its -T means that it is stopped (SIGSTOP, a debugger)
+ * or its host gone.  One whose host crashed or whose network is cut fails
+ * the connection by TCP keepalive too (pp_sock_keepalive()).
  */
 static int passive_server(struct run *s)
 {
-	struct pollfd pfd = { .fd = s->c->fd, .events = POLLIN };
-	struct pp_msg m;
+	int ms = s->cfg->client_timeout_ms > 0 ? s->cfg->client_timeout_ms :
+						 s->cfg->timeout_ms;
+	struct pp_done d;
 	int ret;
 
-	for (;;) {
-		if (pp_signal_caught())
-			return pp_run_interrupted(s);
-		ret = poll(&pfd, 1, PASSIVE_POLL_MS);
-		if (ret < 0 && errno != EINTR) {
-			ret = errno;
-			pp_err_set(s->err, "poll the connection failed: %s",
-				   strerror(ret));
-			return ret;
-		}
-		if (ret <= 0)
-			continue;
-		ret = pp_hs_recv(s->c, PP_MSG_DONE, &m, s->err);
-		if (ret == ECONNRESET)
-			pp_err_set(
-				s->err,
-				"the client closed the connection during the run");
-		else if (ret == ETIMEDOUT || ret == EHOSTUNREACH)
-			pp_err_set(
-				s->err,
-				"the client's host stopped answering during the run (%s; TCP keepalive: crashed, or the network is cut)",
-				strerror(ret));
+	ret = pp_hs_wait_done(s->c, ms, s->cfg->warmup + s->cfg->iters,
+			      pp_op_name(s->r->attr.op), &d, s->err);
+	if (ret == ECANCELED)
+		return pp_run_interrupted(s);
+	if (ret)
+		return ret;
+	s->res->peer_done = true;
+	s->res->peer_result = d;
+	/* the client's count: it measured them */
+	s->res->completed = d.completed;
+	if (pp_op_atomic(s->r->attr.op)) {
+		ret = word_check(s, s->cfg->warmup + d.completed);
 		if (ret)
 			return ret;
-		s->res->peer_done = true;
-		s->res->peer_result = m.u.done;
-		/* the client's count: it measured them */
-		s->res->completed = m.u.done.completed;
-		if (pp_op_atomic(s->r->attr.op)) {
-			ret = word_check(s,
-					 s->cfg->warmup + m.u.done.completed);
-			if (ret)
-				return ret;
-		}
-		return PP_RUN_PEER_DONE;
 	}
+	return PP_RUN_PEER_DONE;
 }
 
 static const struct pp_run_loop loop_write = {
@@ -503,6 +500,7 @@ static const struct pp_run_loop loop_write = {
 };
 
 static const struct pp_run_loop loop_request = {
+	.begin = request_begin,
 	.on_recv = no_recv,
 	.on_send = on_send,
 	.client = request_client,

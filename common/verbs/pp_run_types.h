@@ -49,6 +49,12 @@ struct pp_run_cfg {
 	int timeout_ms;	     /* fail when nothing (UD client: no reply) comes */
 	int loss_timeout_ms; /* UD: a reply later is lost; 0: none may be */
 	/*
+	 * the client's -T (HELLO; 0: unknown, -T then): a Read or atomics
+	 * client sends ALIVE every third of it, and the passive server waits
+	 * that long for one (pp_hs_wait_done())
+	 */
+	int client_timeout_ms;
+	/*
 	 * the loop variant: NULL or &pp_run_loop_ours (pp_run_general.h),
 	 * &pp_run_loop_stock (pp_run_stock.h), pp_run_loop_of_op()
 	 * (pp_run_rdma.h)

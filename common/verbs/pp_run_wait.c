@@ -131,6 +131,8 @@ static int wait_event(struct run *s, int64_t until)
 
 int pp_run_look_around(struct run *s, int64_t now, int64_t loss_deadline)
 {
+	int ret;
+
 	if (s->progressed) {
 		s->progressed = false;
 		s->progress_deadline =
@@ -140,11 +142,22 @@ int pp_run_look_around(struct run *s, int64_t now, int64_t loss_deadline)
 	}
 	if (pp_signal_caught())
 		return pp_run_interrupted(s);
+	ret = pp_run_alive_due(s, now, s->iter);
+	if (ret)
+		return ret;
 	if (now >= loss_deadline)
 		return ETIME;
 	if (now >= s->progress_deadline)
 		return timed_out(s);
 	return 0;
+}
+
+int pp_run_alive_due(struct run *s, int64_t now, uint64_t done)
+{
+	if (!s->alive_every || now < s->next_alive)
+		return 0;
+	s->next_alive = now + s->alive_every;
+	return pp_hs_send_alive(s->c, done, s->err);
 }
 
 int pp_run_peek_due(struct run *s, int64_t now)

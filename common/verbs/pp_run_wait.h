@@ -72,9 +72,21 @@ static inline int pp_run_wait_send(struct run *s)
  *                 INT64_MAX
  *
  * Return: 0; ETIME (@loss_deadline passed); ECANCELED
- * (pp_run_interrupted()); ETIMEDOUT (-T, with @s->err set).
+ * (pp_run_interrupted()); ETIMEDOUT (-T, with @s->err set); the errors of
+ * pp_run_alive_due().
  */
 int pp_run_look_around(struct run *s, int64_t now, int64_t loss_deadline);
+
+/**
+ * pp_run_alive_due() - a Read or atomics client: ALIVE to the passive server
+ * when s->alive_every has passed since the last one (else nothing)
+ * @s: the run
+ * @now: the clock, just read
+ * @done: the iterations finished, warm-up too
+ *
+ * Return: 0, or the errors of pp_hs_send_alive() with @s->err set.
+ */
+int pp_run_alive_due(struct run *s, int64_t now, uint64_t done);
 
 /**
  * pp_run_peek_due() - polling: a look at the socket once a PP_PEEK_NS, for

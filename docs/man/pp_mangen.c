@@ -52,6 +52,7 @@ static void facts(void)
 	printf("wire_addr %d\n", PP_WIRE_ADDR_LEN);
 	printf("wire_gid %d\n", PP_WIRE_GID_LEN);
 	printf("wire_done %d\n", PP_WIRE_DONE_LEN);
+	printf("wire_alive %d\n", PP_WIRE_ALIVE_LEN);
 	printf("wire_error %d\n", PP_WIRE_ERROR_LEN);
 	printf("wire_version %d\n", PP_WIRE_VERSION);
 	printf("default_port %" PRIu32 "\n", o.port);

@@ -74,6 +74,9 @@ seed fuzz_wire gids "50504e47 $v 0007 00000028 0001 0000 00 03 0000
 seed fuzz_wire ready "50504e47 $v 0003 00000000"
 seed fuzz_wire done-ok "50504e47 $v 0004 00000018 00000000 00000000
 	00000000000003e8 0000000000000000"
+# ALIVE: 1000 iterations done; and one whose body is 4 bytes short
+seed fuzz_wire alive "50504e47 $v 0008 00000008 00000000000003e8"
+seed fuzz_wire alive-short "50504e47 $v 0008 00000004 000003e8"
 # ERROR "bad size" (code 22), from this version and from version 6
 seed fuzz_wire error "50504e47 $v 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"

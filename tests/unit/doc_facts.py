@@ -32,6 +32,7 @@ PATTERNS = [
     ("wire_gid", r"\bGIDS\b[^\n]{0,40}?\b4 \+ (\d+)"),
     ("wire_done", r"(?<!sent )(?<!received )\bDONE\**:? \((\d+) bytes"),
     ("wire_error", r"\bERROR\**:? \((\d+) bytes"),
+    ("wire_alive", r"(?<!sent )(?<!received )\bALIVE\**:? \((\d+) bytes"),
     ("default_port", r"TCP port \(?(?:default )?(\d{4,5})"),
     ("default_port", r"`-p`[^\n]{0,20}\(default (\d+)\)"),
     ("default_iters", r"(\d+) iterations by default"),

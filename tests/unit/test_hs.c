@@ -2164,6 +2164,165 @@ START_TEST(sock_keepalive_set)
 }
 END_TEST
 
+/* ------------------------------------------------ the passive server's wait */
+
+/* One message of the client's, encoded onto @fd. */
+static void feed(int fd, const struct pp_msg *m)
+{
+	uint8_t b[PP_WIRE_MAX_MSG];
+	size_t n;
+
+	ck_assert_int_eq(pp_wire_encode(m, b, sizeof(b), &n), 0);
+	ck_assert_int_eq(write(fd, b, n), (ssize_t)n);
+}
+
+static void feed_alive(int fd, uint64_t done)
+{
+	struct pp_msg m = { .type = PP_MSG_ALIVE, .u.alive.done = done };
+
+	feed(fd, &m);
+}
+
+static void feed_done(int fd, uint64_t completed)
+{
+	struct pp_msg m = { .type = PP_MSG_DONE,
+			    .u.done.completed = completed };
+
+	feed(fd, &m);
+}
+
+/* A server's end @c of a socket pair; the client's end in *@peer. */
+static void wait_pair(struct pp_conn *c, int *peer)
+{
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	*c = (struct pp_conn){ .fd = sv[0],
+			       .is_server = true,
+			       .timeout_ms = 1000 };
+	*peer = sv[1];
+}
+
+/*
+ * A client that says it is alive every 100 ms for 700 ms, then DONE: the
+ * server with the client's -T of 300 ms waits it out (each ALIVE moves its
+ * deadline) and takes the DONE.
+ */
+START_TEST(wait_done_alive)
+{
+	struct pp_err err = { .msg = "" };
+	struct pp_conn c;
+	struct pp_done d;
+	int peer, k, st;
+	pid_t pid;
+
+	wait_pair(&c, &peer);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		for (k = 1; k <= 7; k++) {
+			usleep(100000);
+			feed_alive(peer, (uint64_t)k);
+		}
+		feed_done(peer, 5);
+		_exit(0);
+	}
+	ck_assert_msg(pp_hs_wait_done(&c, 300, 10, "read", &d, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_uint_eq(d.completed, 5);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	close(peer);
+	close(c.fd);
+}
+END_TEST
+
+/*
+ * A client that stops (SIGSTOP: its kernel keeps the connection up) after
+ * three iterations: the server ends at the client's -T, naming it.
+ */
+START_TEST(wait_done_silent)
+{
+	struct pp_err err = { .msg = "" };
+	struct pp_conn c;
+	struct pp_done d;
+	int64_t t0, ms;
+	int peer;
+
+	wait_pair(&c, &peer);
+	feed_alive(peer, 3);
+	t0 = pp_now_ns();
+	ck_assert_int_eq(pp_hs_wait_done(&c, 300, 10, "read", &d, &err),
+			 ETIMEDOUT);
+	ms = (pp_now_ns() - t0) / 1000000;
+	ck_assert_int_ge(ms, 300);
+	ck_assert_int_lt(ms, 700);
+	ck_assert_str_eq(
+		err.msg,
+		"the client sent nothing for 300 ms during its read run, after 3 of 10 iterations: stopped, or its host gone (a running client says it is alive every 100 ms)");
+	close(peer);
+	close(c.fd);
+}
+END_TEST
+
+/* What a hostile or broken client sends instead: each refused, named. */
+static const struct {
+	const char *what;
+	int rc;
+	const char *msg;
+} bad_alive[] = {
+	{ "backwards", EPROTO,
+	  "bad ALIVE from the client: 2 iterations done, after 5, of a run of 10" },
+	{ "too many", EPROTO,
+	  "bad ALIVE from the client: 11 iterations done, after 0, of a run of 10" },
+	{ "short body", EBADMSG,
+	  "bad ALIVE from the client: bad length for message type" },
+	{ "another type", EPROTO, "expected DONE from the client, got READY" },
+	{ "closed", ECONNRESET,
+	  "the client closed the connection during its read run, after 4 of 10 iterations" },
+};
+
+START_TEST(wait_done_bad)
+{
+	static const uint8_t short_alive[] = {
+		0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x08,
+		0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01,
+	};
+	struct pp_msg ready = { .type = PP_MSG_READY };
+	struct pp_err err = { .msg = "" };
+	struct pp_conn c;
+	struct pp_done d;
+	int peer;
+
+	wait_pair(&c, &peer);
+	switch (_i) {
+	case 0:
+		feed_alive(peer, 5);
+		feed_alive(peer, 2);
+		break;
+	case 1:
+		feed_alive(peer, 11);
+		break;
+	case 2:
+		ck_assert_int_eq(write(peer, short_alive, sizeof(short_alive)),
+				 (ssize_t)sizeof(short_alive));
+		break;
+	case 3:
+		feed(peer, &ready);
+		break;
+	default:
+		feed_alive(peer, 4);
+		close(peer);
+		peer = -1;
+	}
+	ck_assert_int_eq(pp_hs_wait_done(&c, 3000, 10, "read", &d, &err),
+			 bad_alive[_i].rc);
+	ck_assert_str_eq(err.msg, bad_alive[_i].msg);
+	if (peer >= 0)
+		close(peer);
+	close(c.fd);
+}
+END_TEST
+
 static Suite *hs_suite(void)
 {
 	Suite *s = suite_create("hs");
@@ -2220,6 +2379,10 @@ static Suite *hs_suite(void)
 	tcase_add_test(sock, sock_accept_emfile);
 	tcase_add_test(sock, sock_connect_next_address);
 	tcase_add_test(sock, sock_client_checks_grh);
+	tcase_add_test(sock, wait_done_alive);
+	tcase_add_test(sock, wait_done_silent);
+	tcase_add_loop_test(sock, wait_done_bad, 0,
+			    (int)(sizeof(bad_alive) / sizeof(bad_alive[0])));
 	suite_add_tcase(s, sock);
 	return s;
 }

@@ -100,6 +100,9 @@ START_TEST(abandoned_wait_follows_client)
 	s.agreed.transport = PP_TR_RC;
 	pp_session_run_cfg(&s, &rc);
 	ck_assert_int_eq(rc.loss_timeout_ms, 0);
+	/* the passive server's deadline (ALIVE) is the client's -T too */
+	ck_assert_int_eq(rc.client_timeout_ms, 1000);
+	ck_assert_int_eq(rc.timeout_ms, 5000);
 }
 END_TEST
 

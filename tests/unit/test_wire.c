@@ -235,6 +235,9 @@ static void assert_msg_eq(const struct pp_msg *a, const struct pp_msg *b)
 			ck_assert_mem_eq(x->gid, y->gid, sizeof(x->gid));
 		}
 		break;
+	case PP_MSG_ALIVE:
+		ck_assert_uint_eq(a->u.alive.done, b->u.alive.done);
+		break;
 	default:
 		ck_abort_msg("unexpected type %d", a->type);
 	}
@@ -318,7 +321,9 @@ START_TEST(test_body_len)
 	ck_assert_uint_eq(pp_wire_body_len(&in), 24);
 	error_msg(&in, "x");
 	ck_assert_uint_eq(pp_wire_body_len(&in), 248);
-	in.type = (enum pp_msg_type)8;
+	in.type = PP_MSG_ALIVE;
+	ck_assert_uint_eq(pp_wire_body_len(&in), 8);
+	in.type = (enum pp_msg_type)9;
 	ck_assert_uint_eq(pp_wire_body_len(&in), 0);
 }
 END_TEST
@@ -595,6 +600,33 @@ START_TEST(test_golden_addrs)
 }
 END_TEST
 
+/* ALIVE: a client's count of 0x0102030405060708 iterations done. */
+static const uint8_t golden_alive[] = {
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x08, 0x00, 0x00,
+	0x00, 0x08, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+};
+
+START_TEST(test_golden_alive)
+{
+	const char *why = NULL;
+	struct pp_hdr h;
+
+	memset(&in, 0, sizeof(in));
+	in.type = PP_MSG_ALIVE;
+	in.u.alive.done = 0x0102030405060708ULL;
+	ck_assert_uint_eq(encode_ok(&in), sizeof(golden_alive));
+	ck_assert_mem_eq(buf, golden_alive, sizeof(golden_alive));
+	memcpy(buf, golden_alive, sizeof(golden_alive));
+	ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why), 0);
+	ck_assert_int_eq(pp_wire_decode_body(&h, buf + 12, &out, &why), 0);
+	assert_msg_eq(&in, &out);
+	/* a body of 4 bytes, as if done were 32 bits: refused by its length */
+	set_be(buf + 8, 4, 4);
+	ck_assert_int_eq(pp_wire_decode_hdr(buf, &h, &why), EBADMSG);
+	ck_assert_str_eq(why, "bad length for message type");
+}
+END_TEST
+
 /* ---- header errors ---- */
 
 START_TEST(test_golden_gids)
@@ -664,7 +696,7 @@ END_TEST
 
 START_TEST(test_hdr_unknown_type)
 {
-	static const uint16_t types[] = { 0, 8, 0x0100, 0xffff };
+	static const uint16_t types[] = { 0, 9, 0x0100, 0xffff };
 	struct pp_hdr h;
 	size_t i;
 
@@ -719,6 +751,11 @@ static const struct {
 	{ PP_MSG_GIDS, 39, false },
 	{ PP_MSG_GIDS, 41, false },
 	{ PP_MSG_GIDS, PP_WIRE_GIDS_MAX_BODY + 36, false },
+	{ PP_MSG_ALIVE, 8, true },
+	{ PP_MSG_ALIVE, 0, false },
+	{ PP_MSG_ALIVE, 7, false },
+	{ PP_MSG_ALIVE, 9, false },
+	{ PP_MSG_ALIVE, 24, false }, /* a DONE's length */
 };
 
 START_TEST(test_hdr_length)
@@ -1123,7 +1160,7 @@ START_TEST(test_encode_unknown_type)
 	memset(&in, 0, sizeof(in));
 	in.type = (enum pp_msg_type)0;
 	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
-	in.type = (enum pp_msg_type)8;
+	in.type = (enum pp_msg_type)9;
 	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
 }
 END_TEST
@@ -1239,8 +1276,13 @@ START_TEST(test_encode_enospc)
 	size_t need, n;
 	int t;
 
-	for (t = PP_MSG_HELLO; t <= PP_MSG_GIDS; t++) {
+	for (t = PP_MSG_HELLO; t <= PP_MSG_ALIVE; t++) {
 		switch (t) {
+		case PP_MSG_ALIVE:
+			memset(&in, 0, sizeof(in));
+			in.type = PP_MSG_ALIVE;
+			in.u.alive.done = 7;
+			break;
 		case PP_MSG_COUNTERS:
 			counters_msg(&in);
 			break;
@@ -1307,6 +1349,8 @@ static size_t garbage_fixed_len(uint16_t type)
 		return 24;
 	case PP_MSG_ERROR:
 		return 248;
+	case PP_MSG_ALIVE:
+		return 8;
 	}
 	return rng() % 64;
 }
@@ -1360,7 +1404,7 @@ START_TEST(test_garbage)
 				gbuf[j] = (uint8_t)rng();
 			break;
 		case 1: /* a plausible header, a noise body */
-			type = (uint16_t)(rng() % 9);
+			type = (uint16_t)(rng() % 10);
 			avail = PP_WIRE_HDR_LEN + garbage_fixed_len(type);
 			set_be(gbuf, 4, PP_WIRE_MAGIC);
 			set_be(gbuf + 4, 2, rng() % 8 ? 1 : 2);
@@ -1432,6 +1476,7 @@ static Suite *wire_suite(void)
 	tcase_add_test(tc, test_golden_hello);
 	tcase_add_test(tc, test_golden_addrs);
 	tcase_add_test(tc, test_golden_gids);
+	tcase_add_test(tc, test_golden_alive);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("header");
