@@ -125,7 +125,7 @@ trace)
 		"trace: traffic class"
 	pp_expect_grep '^    ah_attr.grh.flow_label +0x12345$' "$log" \
 		"trace: flow label"
-	pp_expect_grep '\] parameters: operation send, size [0-9]+, .*, hop limit 5, traffic class 32, P_Key index 0, flow label 74565, ' \
+	pp_expect_grep '\] parameters: operation send, size [0-9]+, .*, hop limit 5, traffic class 32, P_Key 0xffff, flow label 74565, ' \
 		"$log" "trace: the agreed parameters"
 	pp_expect_grep '^    timeout +14 \(4.096 us' "$log" "trace: timeout"
 	pp_expect_grep '^    retry_cnt +7$' "$log" "trace: retry count"
@@ -144,7 +144,7 @@ trace)
 	pp_expect_status "$sst" 0 "server with --trace"
 	pp_expect_status "$cst" 0 "client, the server with --trace"
 	log=$PP_LOGS/server
-	pp_expect_grep '\] parameters: operation send, size [0-9]+, .*, hop limit 5, traffic class 32, P_Key index 0, flow label 74565, ' \
+	pp_expect_grep '\] parameters: operation send, size [0-9]+, .*, hop limit 5, traffic class 32, P_Key 0xffff, flow label 74565, ' \
 		"$log" "server trace: the agreed parameters, the client's"
 	pp_expect_grep "^\[ *[0-9]+\.[0-9]{3} ms \+[0-9]+\.[0-9]{3}\] modify QP 0x[0-9a-f]{6} to RTR$" \
 		"$log" "server trace: the RTR transition"
