@@ -9,7 +9,8 @@
 #     per guest, each with SLURM_PROCID (0..4N-1, once each), SLURM_NTASKS,
 #     SLURM_STEP_NODELIST (the compressed form, node[01-0N]), SLURM_NODEID
 #     and SLURM_LOCALID (0..3 on every guest) right.
-# Between hosts B and C: rdma-core's ibv_rc_pingpong -g 1, server on B,
+# Then, between hosts B and C (after A's steps, so that no guest is busy
+# while Slurm launches): rdma-core's ibv_rc_pingpong -g 1, server on B,
 # client on C connecting to B's host name; both print their iters line.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
@@ -68,8 +69,11 @@ A)
 	fi
 	ranks "srun -N $n -n $((4 * n)) --overcommit" -N "$n" -n $((4 * n)) --overcommit
 	ranks "srun -n $((4 * n))" -n $((4 * n))
+	pp_tell srun.done
 	;;
 B)
+	# after A's steps: a busy guest answers Slurm late
+	pp_hear_from A srun.done 400 >/dev/null || true
 	pp_server "ibv_rc_pingpong server" "$PP_LOGS/server" \
 		ibv_rc_pingpong -d "$PP_DEV" -g 1 -p "$PP_PORT" -n 500
 	spid=$pp_pid
@@ -82,7 +86,7 @@ B)
 		"$PP_LOGS/server" "B: the server's iters line"
 	;;
 C)
-	pp_hear_from B stock.listen >/dev/null || true
+	pp_hear_from B stock.listen 460 >/dev/null || true
 	st=0
 	pp_client "ibv_rc_pingpong client" "$PP_LOGS/client" \
 		ibv_rc_pingpong -d "$PP_DEV" -g 1 -p "$PP_PORT" -n 500 "$PP_NODE_B" || st=$?
