@@ -74,9 +74,11 @@ for tool in rc_pingpong ud_pingpong srq_pingpong xrc_pingpong; do
 		echo "completion: $file does not register $tool" >&2
 		exit 1
 	fi
-	# every option of --help, and no other
+	# every option of --help, and no other: an option's line starts
+	# "  -c, --chk" or "      --pkey"; a description's continuation lines
+	# are indented further and may begin with an option's name
 	want=$("$build/$tool/$tool" --help |
-		sed -nE 's/^ +(-([A-Za-z]), )?--([a-z_-]+).*/-\2 --\3/p' |
+		sed -nE 's/^  (-([A-Za-z]), |    )--([a-z_-]+).*/-\2 --\3/p' |
 		tr ' ' '\n' | grep -v '^-$' | sort | paste -sd' ')
 	[[ -n $want ]] || { echo "completion: no options in $tool --help" >&2; exit 1; }
 	expect "$want" "$tool" -
