@@ -985,6 +985,21 @@ static const struct opt_def *opt_def_of(enum pp_opt_id id)
 	return d;
 }
 
+/* @a and @b both given: refused, both named from the table, with @why. */
+static int opt_check_one_of(const struct pp_opts *o, enum pp_opt_id a,
+			    enum pp_opt_id b, const char *why,
+			    struct pp_err *err)
+{
+	char la[32], lb[32];
+
+	if (!(o->set & PP_OPT_BIT(a)) || !(o->set & PP_OPT_BIT(b)))
+		return 0;
+	pp_err_set(err, "%s and %s both given: give one (%s)",
+		   opt_label(opt_def_of(a), la, sizeof(la)),
+		   opt_label(opt_def_of(b), lb, sizeof(lb)), why);
+	return EINVAL;
+}
+
 /* Options a mesh cannot take: each pair is one plain run. */
 static const enum pp_opt_id not_mesh[] = {
 	PP_OPT_PERSISTENT, PP_OPT_PROBE,     PP_OPT_RDMA_CORE, PP_OPT_SAMPLES,
@@ -1102,26 +1117,20 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 	if (opt_check_letters(o, err))
 		return EINVAL;
 
-	if ((o->set & PP_OPT_BIT(PP_OPT_ITERS)) &&
-	    (o->set & PP_OPT_BIT(PP_OPT_DURATION))) {
-		pp_err_set(
-			err,
-			"-n/--iters and -D/--duration both given: give one (-D runs for a time, -n a number of exchanges)");
+	if (opt_check_one_of(o, PP_OPT_ITERS, PP_OPT_DURATION,
+			     "-D runs for a time, -n a number of exchanges",
+			     err))
 		return EINVAL;
-	}
 	for (i = 0;
 	     o->rdma_core && i < sizeof(not_stock) / sizeof(not_stock[0]);
 	     i++) {
-		const struct opt_def *d = &opt_table[0];
-
 		if (!(o->set & PP_OPT_BIT(not_stock[i])))
 			continue;
-		while (d->id != not_stock[i])
-			d++;
 		pp_err_set(
 			err,
 			"%s is not available with --rdma-core: the stock tools cannot agree on it (drop one of the two)",
-			opt_label(d, label, sizeof(label)));
+			opt_label(opt_def_of(not_stock[i]), label,
+				  sizeof(label)));
 		return EINVAL;
 	}
 	if (pp_transport_op_check(pp_transport_of(o->transport), o->op,
@@ -1149,13 +1158,11 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 			pp_pkey_text(o->pkey));
 		return EINVAL;
 	}
-	if ((o->set & PP_OPT_BIT(PP_OPT_PKEY)) &&
-	    (o->set & PP_OPT_BIT(PP_OPT_PKEY_INDEX))) {
-		pp_err_set(
-			err,
-			"--pkey and --pkey-index both given: give one (--pkey-index names the P_Key by its place in this port's table)");
+	if (opt_check_one_of(
+		    o, PP_OPT_PKEY, PP_OPT_PKEY_INDEX,
+		    "--pkey-index names the P_Key by its place in this port's table",
+		    err))
 		return EINVAL;
-	}
 	ret = opt_check_mesh(o, err);
 	if (ret)
 		return ret;
