@@ -3,8 +3,9 @@
 #
 # mesh_bed.sh: the bed of N hosts with Slurm (guest.sh --hosts N, N >= 4)
 # works as a cluster does. On host A, the Slurm controller:
-#   - "srun -N N --ntasks-per-node=1 hostname" prints each guest's name
-#     once;
+#   - "srun -N N --ntasks-per-node=1" prints each guest's name once, and
+#     its tasks outlive the end of host D's own job (the bed sweeps a
+#     guest's processes after each job, but never a Slurm step's);
 #   - "srun -N N -n 4N --overcommit" and "srun -n 4N" start 4N ranks, four
 #     per guest, each with SLURM_PROCID (0..4N-1, once each), SLURM_NTASKS,
 #     SLURM_STEP_NODELIST (the compressed form, node[01-0N]), SLURM_NODEID
@@ -59,13 +60,34 @@ ranks() {
 case $PP_ROLE in
 A)
 	sinfo -N -h -o '%N %T %c' | sed 's/^/    /'
+	# Each task prints its host, waits until host D's script has ended
+	# (and its job's sweep has run, well within 3 s), then prints again.
+	log=$PP_LOGS/hostname
+	# shellcheck disable=SC2016 # expanded by each task
+	pp_server "srun -N $n --ntasks-per-node=1" "$log" srun -N "$n" --ntasks-per-node=1 \
+		bash -c 'hostname; for ((i = 0; i < 400; i++)); do
+			[[ -e $PP_MEET/d.ended ]] && break; sleep 0.1; done
+			sleep 3; echo "$(hostname) after D"'
+	spid=$pp_pid
+	for ((i = 0; i < 600; i++)); do
+		if (($(grep -vc ' after D$' "$log") >= n)) || ! kill -0 "$spid" 2>/dev/null; then
+			break
+		fi
+		sleep 0.1
+	done
+	pp_tell step.running
 	st=0
-	pp_client hostname "$PP_LOGS/hostname" srun -N "$n" --ntasks-per-node=1 hostname || st=$?
-	pp_expect_status "$st" 0 "srun -N $n --ntasks-per-node=1 hostname"
-	if [[ $(sort "$PP_LOGS/hostname") == "$list" ]]; then
+	pp_wait "$spid" || st=$?
+	pp_expect_status "$st" 0 "srun -N $n --ntasks-per-node=1"
+	if [[ $(grep -v ' after D$' "$log" | sort) == "$list" ]]; then
 		echo "ok: srun -N $n: one task on each guest: $names"
 	else
-		pp_fail "srun -N $n printed $(sort "$PP_LOGS/hostname" | tr '\n' ' '), expected $names"
+		pp_fail "srun -N $n printed $(tr '\n' ' ' <"$log"), expected $names"
+	fi
+	if [[ $(grep ' after D$' "$log" | sort) == "$(printf '%s after D\n' "${pp_nodes[@]}")" ]]; then
+		echo "ok: each guest's task outlived the end of host D's job"
+	else
+		pp_fail "tasks after the end of host D's job: $(grep -c ' after D$' "$log") of $n"
 	fi
 	ranks "srun -N $n -n $((4 * n)) --overcommit" -N "$n" -n $((4 * n)) --overcommit
 	ranks "srun -n $((4 * n))" -n $((4 * n))
@@ -95,6 +117,9 @@ C)
 		"$PP_LOGS/client" "C: the client's iters line"
 	grep -h 'usec/iter' "$PP_LOGS/client" || true
 	;;
+D)
+	pp_hear_from A step.running 120 >/dev/null || true
+	;;
 esac
 # Slurm's own complaints, for a failure's diagnosis: every host's slurmd,
 # and the controller on A.
@@ -103,4 +128,6 @@ for f in /run/slurm/slurmd.log /run/slurm/slurmctld.log; do
 	grep -iE 'error|timeout|timed out|fail|refused' "$f" | tail -n 15 |
 		sed "s|^|    $(basename "$f"): |" || true
 done
+# D's job ends now: A's first step still runs here.
+[[ $PP_ROLE != D ]] || pp_tell d.ended
 pp_finish

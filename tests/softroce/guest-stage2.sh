@@ -149,14 +149,29 @@ nap() {
 	read -r -t "$1" -u 3 _ || true
 }
 
-# sweep: SIGKILL every user process except init and this shell (kernel
-# threads have no exe).
+# sweep: SIGKILL every user process except init, this shell, the daemons
+# and Slurm's steps (kernel threads have no exe). A step's slurmstepd
+# (reparented to init) and the tasks under it belong to a job that another
+# host's srun runs: this host's job may end while that step is launching
+# here, and Slurm ends its steps itself.
 sweep() {
-	local p
-	for p in /proc/[0-9]*; do
-		p=${p#/proc/}
+	local p q line
+	local -A parent=() comm=()
+	for p in /proc/[0-9]*/stat; do
+		read -r line <"$p" 2>/dev/null || continue
+		q=${line%% *}
+		comm[$q]=${line#*\(}
+		comm[$q]=${comm[$q]%\)*}
+		line=${line##*\) }
+		line=${line#* }
+		parent[$q]=${line%% *}
+	done
+	for p in "${!parent[@]}"; do
 		((p == 1 || p == $$)) && continue
 		[[ " ${daemons[*]} " != *" $p "* ]] || continue
+		for ((q = p; q > 1; q = ${parent[$q]:-0})); do
+			[[ ${comm[$q]} != slurmstepd ]] || continue 2
+		done
 		[[ -e /proc/$p/exe ]] && kill -KILL "$p" 2>/dev/null
 	done
 	return 0
