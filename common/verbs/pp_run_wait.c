@@ -37,6 +37,17 @@ static int peek_peer(struct run *s)
 
 static int timed_out(struct run *s)
 {
+	char why[320];
+
+	/* a link that went down here is the cause, and this side can tell */
+	if (pp_run_link_down(s, why, sizeof(why))) {
+		pp_err_set(
+			s->err,
+			"nothing completed for %d ms, at iteration %llu of %llu: %s",
+			s->cfg->timeout_ms, (unsigned long long)s->iter,
+			(unsigned long long)s->cfg->iters, why);
+		return ETIMEDOUT;
+	}
 	if (s->lossy && !s->cfg->is_server) {
 		pp_err_set(
 			s->err,

@@ -158,6 +158,46 @@ void pp_run_ours_on_send(struct run *s, const struct ibv_wc *wc)
 	s->send_busy = false;
 }
 
+/*
+ * The state of the run's port and of its GID's network device into @ctx
+ * (@port and @ndev its buffers): a port or netdev that went down explains a
+ * failure best.
+ */
+static void link_state(struct run *s, struct pp_explain_ctx *ctx, char *port,
+		       size_t port_len, char ndev[IF_NAMESIZE])
+{
+	struct ibv_port_attr pa;
+
+	snprintf(port, port_len, "%s:%u",
+		 ibv_get_device_name(s->r->ctx->device), s->r->attr.ib_port);
+	ctx->port = port;
+	if (!ibv_query_port(s->r->ctx, s->r->attr.ib_port, &pa))
+		ctx->port_state = pa.state;
+	/* ... or its network device, which it follows a moment late */
+	if (ctx->grh &&
+	    !pp_qp_gid_netdev(s->r->ctx, s->r->attr.ib_port,
+			      (unsigned int)s->r->sgid_index, ndev,
+			      &ctx->netdev_state) &&
+	    ndev[0])
+		ctx->netdev = ndev;
+}
+
+bool pp_run_link_down(struct run *s, char *buf, size_t len)
+{
+	char port[64], ndev[IF_NAMESIZE];
+	struct pp_explain_ctx ctx = {
+		.grh = s->r->sgid_index >= 0, /* pp_res_connect() */
+	};
+
+	link_state(s, &ctx, port, sizeof(port), ndev);
+	if ((!ctx.port_state || ctx.port_state == IBV_PORT_ACTIVE) &&
+	    !(ctx.netdev && (ctx.netdev_state == PP_NETDEV_DOWN ||
+			     ctx.netdev_state == PP_NETDEV_NO_CARRIER)))
+		return false;
+	pp_explain_wc(IBV_WC_GENERAL_ERR, &ctx, buf, len);
+	return true;
+}
+
 int pp_run_on_wc(struct run *s, const struct ibv_wc *wc)
 {
 	bool recv = PP_WRID_IS_RECV(wc->wr_id);
@@ -167,9 +207,7 @@ int pp_run_on_wc(struct run *s, const struct ibv_wc *wc)
 		struct pp_explain_ctx ctx = {
 			.recv = recv,
 			.grh = s->r->sgid_index >= 0, /* pp_res_connect() */
-			.port = port,
 		};
-		struct ibv_port_attr pa;
 		uint32_t qp = PP_WRID_QP(wc->wr_id);
 
 		/* a one-sided operation: what it asked of the peer */
@@ -181,19 +219,7 @@ int pp_run_on_wc(struct run *s, const struct ibv_wc *wc)
 					  PP_OP_ATOMIC_SIZE :
 					  s->r->msg_size;
 		}
-		/* a port that went down explains the failure best */
-		snprintf(port, sizeof(port), "%s:%u",
-			 ibv_get_device_name(s->r->ctx->device),
-			 s->r->attr.ib_port);
-		if (!ibv_query_port(s->r->ctx, s->r->attr.ib_port, &pa))
-			ctx.port_state = pa.state;
-		/* ... or its network device, which it follows a moment late */
-		if (ctx.grh &&
-		    !pp_qp_gid_netdev(s->r->ctx, s->r->attr.ib_port,
-				      (unsigned int)s->r->sgid_index, ndev,
-				      &ctx.netdev_state) &&
-		    ndev[0])
-			ctx.netdev = ndev;
+		link_state(s, &ctx, port, sizeof(port), ndev);
 
 		pp_err_set(
 			s->err,

@@ -151,6 +151,18 @@ void pp_run_ours_on_send(struct run *s, const struct ibv_wc *wc);
 void pp_run_ours_fill(struct run *s, uint32_t seq, bool from_server);
 
 /**
+ * pp_run_link_down() - is the run's port, or its GID's network device,
+ * down? (what -T without progress can name as its cause)
+ * @s: the run
+ * @buf: the line that says so (pp_explain_wc()), when it returns true
+ * @len: room in @buf
+ *
+ * Return: true when the port is not active or the netdev is down or has no
+ * carrier.
+ */
+bool pp_run_link_down(struct run *s, char *buf, size_t len);
+
+/**
  * pp_run_corrupt() - the PP_TEST_CORRUPT test hook: flip one byte of
  * message @seq, when it is the one the hook names (pp_run_cfg.corrupt)
  * @s: the run

@@ -12,10 +12,10 @@
 #              both count the same completed iterations, data intact
 #   link-down  A takes eth0 down mid-run (rc polling): B ends
 #              within its -T (10 s, + 5 s slack) of the cut, exit 1, with one
-#              error line naming what happened (A's port or eth0 is down,
-#              told to B; retries exceeded; nothing completed within -T);
-#              A's server ends too, no hang, with one such line; A brings
-#              eth0 back up
+#              error line naming the cause (A's port or eth0 is down, told
+#              to B; retries exceeded), not only "nothing completed"; A's
+#              server ends too, no hang, with one line naming its port or
+#              eth0 down; A brings eth0 back up
 #   netdev-down  both add VLAN eth0.100 and run UC over its GIDs (-g; the
 #              handshake on eth0); B takes its eth0.100 down mid-run while
 #              eth0 and the port stay up: B's next send fails (Soft-RoCE
@@ -23,7 +23,14 @@
 #              that names eth0.100 as down (not the port, not "a bug"),
 #              and A's server exits 1 with B's line
 #   power-off  A powers off mid-run (sysrq b: no FIN, no RST): the same for
-#              B (rc); guest.sh boots A again
+#              B (rc), whose line says retries exceeded when A vanished with
+#              B's send unacknowledged, else (B waiting for a reply, its
+#              last send acknowledged: nothing tells it why) that nothing
+#              completed within -T; A's
+#              own checks before the power-off (its server listened, the run
+#              started, the server was still running) go to B with the
+#              power-off notice and are asserted there (guest.sh counts a
+#              host that powered off as passed); guest.sh boots A again
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -34,9 +41,16 @@ port_dir=/sys/class/infiniband/$PP_DEV/ports/1
 timeout_s=10
 slack_s=5
 # What an error line must name: the server's port, or its network device,
-# that went down (told by A; the port follows the netdev a moment late), the
-# peer's NIC that stopped acknowledging, or -T without progress.
-gone_re='port [a-z0-9_]+:[0-9]+ is (DOWN|not active)|network device [a-z0-9_.@-]+ of port [a-z0-9_]+:[0-9]+ (is down|has lost its carrier)|retry (counter )?exceeded|nothing completed for [0-9]+ ms'
+# that went down (told by A; the port follows the netdev a moment late), or
+# the peer's NIC that stopped acknowledging.  "nothing completed for N ms"
+# (-T without progress) names no cause, and is not enough: the tool can
+# know these.
+down_re='port [a-z0-9_]+:[0-9]+ is (DOWN|not active)|network device [a-z0-9_.@-]+ of port [a-z0-9_]+:[0-9]+ (is down|has lost its carrier)'
+retry_re='retry (counter )?exceeded'
+gone_re="$down_re|$retry_re"
+# After a power-off: B cannot tell a dead peer from a slow one when its last
+# send was acknowledged and it waits for the reply.
+off_re="$retry_re|nothing completed for [0-9]+ ms"
 
 loss() {
 	local c name tool opts bin lost total side
@@ -120,11 +134,21 @@ says_why() {
 	fi
 }
 
-# cut NAME HOW TOOL [OPTIONS...]: a long run that A cuts off by HOW (down:
-# eth0 down; off: power off), once the run has started.
+# a_check WHAT: host A's check WHAT failed: a FAIL line here and, for
+# a power-off (which ends A's script with status 0), in $a_fails for B.
+a_fails=
+a_check() {
+	pp_fail "$1"
+	a_fails+="$1; "
+}
+
+# cut NAME HOW TOOL RE [OPTIONS...]: a long run that A cuts off by HOW
+# (down: eth0 down; off: power off), once the run has started; RE: what
+# B's error line must name.
 cut() {
-	local name=$1 how=$2 tool=$3 bin log=$PP_LOGS/$1.$PP_ROLE pid st=0 t0 ms
-	shift 3
+	local name=$1 how=$2 tool=$3 re=$4 bin log=$PP_LOGS/$1.$PP_ROLE pid st=0 t0 ms
+	local a_said
+	shift 4
 	bin=$(pp_bin "$tool")
 	pp_pair_next
 	echo "=== $name"
@@ -132,16 +156,20 @@ cut() {
 		pp_server "$name server" "$log" "$bin" -d "$PP_DEV" -p "$pp_pair_port" \
 			-T "$timeout_s" "$@"
 		pid=$pp_pid
-		pp_wait_port "$pp_pair_port" "$pid" || pp_fail "$name: the server is not listening"
+		t0=$(pp_now_ms)
+		pp_wait_port "$pp_pair_port" "$pid" || a_check "$name: the server is not listening"
 		pp_tell "$name.listen"
-		pp_wait_line '^  remote address' "$log" || pp_fail "$name: the run did not start"
+		pp_wait_line '^  remote address' "$log" || a_check "$name: the run did not start"
 		sleep 0.5
-		kill -0 "$pid" 2>/dev/null || pp_fail "$name: the server ended before the cut"
+		kill -0 "$pid" 2>/dev/null || a_check "$name: the server ended before the cut"
 		if [[ $how == off ]]; then
 			cat "$log"
-			echo "host A: power off now"
-			pp_tell poweroff-A
+			echo "host A: power off now, $(($(pp_now_ms) - t0)) ms after the server started (its step bound: ${PP_STEP_TIMEOUT} s)"
+			# A's checks go with the notice: B asserts them
+			pp_tell poweroff-A "${a_fails:-ok}"
+			echo "host A: notice written at $(($(pp_now_ms) - t0)) ms"
 			sync
+			echo "host A: synced at $(($(pp_now_ms) - t0)) ms"
 			# sysrq b: at once, no signals to processes, no FIN (like
 			# pulling the plug; -no-reboot makes QEMU exit). sysrq o
 			# would SIGTERM the server first, which tells B.
@@ -160,7 +188,7 @@ cut() {
 		echo "--- $name: host A server output"
 		cat "$log"
 		pp_expect_status "$st" 1 "$name: the server on A"
-		says_why "$name: the server on A" "$tool" "$log"
+		gone_re=$down_re says_why "$name: the server on A" "$tool" "$log"
 		if ((ms < (timeout_s + 5) * 1000)); then
 			echo "ok: $name: the server on A ended $ms ms after the cut"
 		else
@@ -174,8 +202,15 @@ cut() {
 	pp_server "$name client" "$log" "$bin" -d "$PP_DEV" -p "$pp_pair_port" \
 		-T "$timeout_s" -n 100000000 "$@" "$PP_ADDR_A"
 	pid=$pp_pid
+	t0=$(pp_now_ms)
 	if [[ $how == off ]]; then
-		pp_hear poweroff-A >/dev/null || true
+		a_said=$(pp_hear poweroff-A) || a_said=
+		echo "host B: A's power-off notice heard $(($(pp_now_ms) - t0)) ms after the client started"
+		if [[ $a_said == ok ]]; then
+			echo "ok: $name: host A's checks before its power-off held"
+		else
+			pp_fail "$name: host A's checks before its power-off: ${a_said:-none received}"
+		fi
 	else
 		pp_hear "$name.cut" >/dev/null || true
 	fi
@@ -193,7 +228,7 @@ cut() {
 	else
 		pp_fail "$name: the client on B ended $ms ms after the cut, beyond -T $timeout_s s + $slack_s s"
 	fi
-	says_why "$name: the client on B" "$tool" "$log"
+	gone_re=$re says_why "$name: the client on B" "$tool" "$log"
 	if [[ $how == down ]]; then
 		pp_hear "$name.up" >/dev/null || true
 		pp_tell "$name.done"
@@ -258,12 +293,12 @@ case $case_ in
 loss) loss ;;
 netdev-down) netdev_down ;;
 link-down)
-	cut down.rc down rc_pingpong -s 4096
+	cut down.rc down rc_pingpong "$gone_re" -s 4096
 	# srq_pingpong -q 16 -e is left out: once in four runs its server on
 	# A took 52 s, after its error line, to end with eth0 down (its QPs'
 	# teardown, not yet understood), so B timed out instead of hearing it.
 	;;
-power-off) cut off.rc off rc_pingpong -s 4096 ;;
+power-off) cut off.rc off rc_pingpong "$off_re" -s 4096 ;;
 *)
 	echo "FAIL: unknown case $case_"
 	exit 1
