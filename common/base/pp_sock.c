@@ -97,6 +97,17 @@ static int wait_fd(int fd, short events, int64_t deadline)
 	return rc;
 }
 
+/*
+ * A connection's own error, as pp_sock_read_all() and pp_sock_write_all()
+ * return it: ETIMEDOUT there is TCP giving up on the peer (keepalive probes
+ * or a send unanswered: its host crashed, powered off, or the network is
+ * cut), not a deadline of ours, which is ETIMEDOUT too; EHOSTDOWN says so.
+ */
+static int sock_errno(int err)
+{
+	return err == ETIMEDOUT ? EHOSTDOWN : err;
+}
+
 static void set_nodelay(int fd)
 {
 	int one = 1;
@@ -502,7 +513,7 @@ int pp_sock_write_all(int fd, const void *buf, size_t len, int64_t deadline)
 			continue;
 		}
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-			return errno;
+			return sock_errno(errno);
 		rc = wait_fd(fd, POLLOUT, deadline);
 		if (rc)
 			return rc;
@@ -531,7 +542,7 @@ int pp_sock_read_all(int fd, void *buf, size_t len, int64_t deadline)
 			continue;
 		}
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return errno;
+			return sock_errno(errno);
 		rc = wait_fd(fd, POLLIN, deadline);
 		if (rc)
 			return rc;

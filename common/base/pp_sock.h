@@ -154,8 +154,10 @@ int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
  * @len: bytes
  * @deadline: absolute
  *
- * Return: 0; ETIMEDOUT; EPIPE or ECONNRESET (peer gone; never SIGPIPE);
- * ECANCELED (a stop signal, pp_signal.h).
+ * Return: 0; ETIMEDOUT (@deadline passed); EPIPE or ECONNRESET (peer gone;
+ * never SIGPIPE); EHOSTDOWN (TCP gave up on the peer: keepalive or
+ * retransmissions unanswered) or EHOSTUNREACH; ECANCELED (a stop signal,
+ * pp_signal.h).
  */
 int pp_sock_write_all(int fd, const void *buf, size_t len, int64_t deadline);
 
@@ -166,8 +168,10 @@ int pp_sock_write_all(int fd, const void *buf, size_t len, int64_t deadline);
  * @len: bytes
  * @deadline: absolute
  *
- * Return: 0; ETIMEDOUT; ECONNRESET (EOF or reset before @len bytes);
- * ECANCELED (a stop signal, pp_signal.h).
+ * Return: 0; ETIMEDOUT (@deadline passed); ECONNRESET (EOF or reset before
+ * @len bytes); EHOSTDOWN (TCP gave up on the peer: keepalive or
+ * retransmissions unanswered) or EHOSTUNREACH; ECANCELED (a stop signal,
+ * pp_signal.h).
  */
 int pp_sock_read_all(int fd, void *buf, size_t len, int64_t deadline);
 

@@ -517,6 +517,25 @@ static void fmt_timeout(char *buf, size_t len, int ms)
 		snprintf(buf, len, "%d ms", ms);
 }
 
+void pp_hs_host_gone(const struct pp_conn *c, const char *when,
+		     struct pp_err *err)
+{
+	pp_err_set(
+		err,
+		"the %s's host stopped answering %s (TCP gave up on the connection: the host crashed or powered off, or the network between is cut)",
+		pp_peer_name(c), when);
+}
+
+/* pp_hs_host_gone() while sending or waiting for a message of @type. */
+static void host_gone(const struct pp_conn *c, const char *doing,
+		      unsigned int type, struct pp_err *err)
+{
+	char when[64];
+
+	snprintf(when, sizeof(when), "%s %s", doing, msg_name(type));
+	pp_hs_host_gone(c, when, err);
+}
+
 int pp_hs_send(const struct pp_conn *c, const struct pp_msg *m,
 	       struct pp_err *err)
 {
@@ -535,6 +554,8 @@ int pp_hs_send(const struct pp_conn *c, const struct pp_msg *m,
 			err,
 			"sending %s to the %s failed: %s (is the peer stuck? raise -T/--timeout)",
 			msg_name(m->type), pp_peer_name(c), strerror(rc));
+	else if (rc == EHOSTDOWN || rc == EHOSTUNREACH)
+		host_gone(c, "while this side sent", m->type, err);
 	else if (rc == ECANCELED)
 		pp_err_set(err, "interrupted by %s while sending %s to the %s",
 			   pp_signal_name(pp_signal_caught()),
@@ -561,6 +582,8 @@ static void recv_err(const struct pp_conn *c, int rc, unsigned int type,
 		pp_err_set(err,
 			   "the %s closed the connection before sending %s",
 			   pp_peer_name(c), msg_name(type));
+	} else if (rc == EHOSTDOWN || rc == EHOSTUNREACH) {
+		host_gone(c, "while this side waited for", type, err);
 	} else if (rc == ECANCELED) {
 		pp_err_set(err,
 			   "interrupted by %s while waiting for %s from the %s",
@@ -735,11 +758,8 @@ int pp_hs_wait_done(const struct pp_conn *c, int client_ms, uint64_t total,
 				"the client closed the connection during its %s run, after %llu of %llu iterations",
 				what, (unsigned long long)last,
 				(unsigned long long)total);
-		else if (ret == ETIMEDOUT || ret == EHOSTUNREACH)
-			pp_err_set(
-				err,
-				"the client's host stopped answering during the run (%s; TCP keepalive: crashed, or the network is cut)",
-				strerror(ret));
+		else if (ret == EHOSTDOWN || ret == EHOSTUNREACH)
+			pp_hs_host_gone(c, "during the run", err);
 		if (ret)
 			return ret;
 		if (m.type == PP_MSG_DONE) {

@@ -191,11 +191,23 @@ int pp_hs_send(const struct pp_conn *c, const struct pp_msg *m,
  *
  * Return: 0; ECONNABORTED (the peer sent ERROR); EPROTO/EBADMSG (undecodable,
  * or another type); EPROTONOSUPPORT (another protocol version: @err names
- * both); ETIMEDOUT; ECONNRESET (the peer closed the connection); ECANCELED
- * (SIGINT or SIGTERM, pp_signal.h: @err says "interrupted by").
+ * both); ETIMEDOUT; ECONNRESET (the peer closed the connection); EHOSTDOWN
+ * or EHOSTUNREACH (TCP gave up on the peer's host, pp_hs_host_gone());
+ * ECANCELED (SIGINT or SIGTERM, pp_signal.h: @err says "interrupted by").
  */
 int pp_hs_recv(const struct pp_conn *c, enum pp_msg_type type, struct pp_msg *m,
 	       struct pp_err *err);
+
+/**
+ * pp_hs_host_gone() - the line for a connection TCP gave up on (EHOSTDOWN,
+ * EHOSTUNREACH from pp_sock_read_all()/pp_sock_write_all()): keepalive
+ * probes or a send unanswered
+ * @c: the connection
+ * @when: what this side was doing ("during the run", ...)
+ * @err: the line
+ */
+void pp_hs_host_gone(const struct pp_conn *c, const char *when,
+		     struct pp_err *err);
 
 /**
  * pp_hs_send_error() - tell the peer why this side stops (best effort)

@@ -32,6 +32,14 @@ static int peek_peer(struct run *s)
 			"the %s closed the connection during the run, at iteration %llu of %llu",
 			pp_peer_name(s->c), (unsigned long long)s->iter,
 			(unsigned long long)s->cfg->iters);
+	else if (ret == EHOSTDOWN || ret == EHOSTUNREACH) {
+		char when[64];
+
+		snprintf(when, sizeof(when),
+			 "during the run, at iteration %llu",
+			 (unsigned long long)s->iter);
+		pp_hs_host_gone(s->c, when, s->err);
+	}
 	return ret;
 }
 

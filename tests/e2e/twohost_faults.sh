@@ -31,11 +31,18 @@
 #              started, the server was still running) go to B with the
 #              power-off notice and are asserted there (guest.sh counts a
 #              host that powered off as passed); guest.sh boots A again
+#   tcp-cut    A drops every TCP segment it sends mid-run (rc polling,
+#              -T 4), RoCE goes on: the connection's keepalive gives up,
+#              and B ends within -T + 5 s of the cut, exit 1, with one line
+#              saying that the server's host stopped answering during the
+#              run (not "no DONE within 4 s", not a loss); A's server
+#              ends too, exit 1, with one error line (B's close, which
+#              still reaches it, or its own keepalive or sends failing)
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-case_=${1:?usage: twohost_faults.sh loss|link-down|netdev-down|power-off}
+case_=${1:?usage: twohost_faults.sh loss|link-down|netdev-down|power-off|tcp-cut}
 pp_pair_need
 port_dir=/sys/class/infiniband/$PP_DEV/ports/1
 timeout_s=10
@@ -50,7 +57,10 @@ retry_re='retry (counter )?exceeded'
 gone_re="$down_re|$retry_re"
 # After a power-off: B cannot tell a dead peer from a slow one when its last
 # send was acknowledged and it waits for the reply.
-off_re="$retry_re|nothing completed for [0-9]+ ms"
+# The connection's TCP keepalive (probes after half of -T of silence) may
+# tell first that the peer's host is gone.
+host_re="host stopped answering during the run, at iteration [0-9]+ \\(TCP gave up"
+off_re="$retry_re|nothing completed for [0-9]+ ms|$host_re"
 
 loss() {
 	local c name tool opts bin lost total side
@@ -143,8 +153,9 @@ a_check() {
 }
 
 # cut NAME HOW TOOL RE [OPTIONS...]: a long run that A cuts off by HOW
-# (down: eth0 down; off: power off), once the run has started; RE: what
-# B's error line must name.
+# (down: eth0 down; off: power off; tcp: A drops every TCP segment it
+# sends, RoCE goes on), once the run has started; RE: what B's error line
+# must name.
 cut() {
 	local name=$1 how=$2 tool=$3 re=$4 bin log=$PP_LOGS/$1.$PP_ROLE pid st=0 t0 ms
 	local a_said
@@ -153,13 +164,19 @@ cut() {
 	pp_pair_next
 	echo "=== $name"
 	if [[ $PP_ROLE == A ]]; then
-		pp_server "$name server" "$log" "$bin" -d "$PP_DEV" -p "$pp_pair_port" \
-			-T "$timeout_s" "$@"
+		# The run ends at the cut; the bound only stops a hang, and must
+		# not end the server before the cut (once, the run started about
+		# 59 s after the server, and the 60 s bound ended it).
+		PP_STEP_TIMEOUT=$((PP_STEP_TIMEOUT + 60)) pp_server "$name server" "$log" \
+			"$bin" -d "$PP_DEV" -p "$pp_pair_port" -T "$timeout_s" "$@"
 		pid=$pp_pid
 		t0=$(pp_now_ms)
 		pp_wait_port "$pp_pair_port" "$pid" || a_check "$name: the server is not listening"
+		echo "host A: the server listens $(($(pp_now_ms) - t0)) ms after its start"
 		pp_tell "$name.listen"
-		pp_wait_line '^  remote address' "$log" || a_check "$name: the run did not start"
+		pp_wait_line '^  remote address' "$log" "$PP_STEP_TIMEOUT" ||
+			a_check "$name: the run did not start"
+		echo "host A: the run started $(($(pp_now_ms) - t0)) ms after the server"
 		sleep 0.5
 		kill -0 "$pid" 2>/dev/null || a_check "$name: the server ended before the cut"
 		if [[ $how == off ]]; then
@@ -178,17 +195,36 @@ cut() {
 			pp_fail "host A did not power off"
 			return
 		fi
-		ip link set eth0 down
+		if [[ $how == tcp ]]; then
+			# every TCP segment A sends is dropped; RoCE (UDP) passes
+			tc qdisc add dev eth0 root handle 1: prio
+			tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+				match ip protocol 6 0xff action drop
+		else
+			ip link set eth0 down
+		fi
 		t0=$(pp_now_ms)
 		pp_tell "$name.cut"
 		pp_wait "$pid" || st=$?
 		ms=$(($(pp_now_ms) - t0))
-		ip link set eth0 up
-		wait_up
+		if [[ $how == tcp ]]; then
+			tc -s filter show dev eth0 | grep -E 'Sent|dropped' | head -n 2 | sed 's/^/    /'
+			tc qdisc del dev eth0 root
+		else
+			ip link set eth0 up
+			wait_up
+		fi
 		echo "--- $name: host A server output"
 		cat "$log"
 		pp_expect_status "$st" 1 "$name: the server on A"
-		gone_re=$down_re says_why "$name: the server on A" "$tool" "$log"
+		if [[ $how == tcp ]]; then
+			# its own keepalive, B's close (A still receives), or its
+			# sends to a client that ended
+			gone_re="$host_re|client closed the connection during the run|$retry_re|nothing completed for [0-9]+ ms" \
+				says_why "$name: the server on A" "$tool" "$log"
+		else
+			gone_re=$down_re says_why "$name: the server on A" "$tool" "$log"
+		fi
 		if ((ms < (timeout_s + 5) * 1000)); then
 			echo "ok: $name: the server on A ended $ms ms after the cut"
 		else
@@ -199,6 +235,7 @@ cut() {
 		return
 	fi
 	pp_hear "$name.listen" >/dev/null || return
+	echo "host B: heard that A's server listens, ${SECONDS} s into this script"
 	pp_server "$name client" "$log" "$bin" -d "$PP_DEV" -p "$pp_pair_port" \
 		-T "$timeout_s" -n 100000000 "$@" "$PP_ADDR_A"
 	pid=$pp_pid
@@ -229,7 +266,7 @@ cut() {
 		pp_fail "$name: the client on B ended $ms ms after the cut, beyond -T $timeout_s s + $slack_s s"
 	fi
 	gone_re=$re says_why "$name: the client on B" "$tool" "$log"
-	if [[ $how == down ]]; then
+	if [[ $how != off ]]; then
 		pp_hear "$name.up" >/dev/null || true
 		pp_tell "$name.done"
 	fi
@@ -263,6 +300,7 @@ netdev_down() {
 		return
 	fi
 	pp_hear "$name.listen" >/dev/null || return
+	echo "host B: heard that A's server listens, ${SECONDS} s into this script"
 	pp_server "$name client" "$log" "$bin" -d "$PP_DEV" -p "$pp_pair_port" \
 		--uc -g "$pp_vlan_gid" -T "$timeout_s" -n 100000000 -s 1024 "$PP_ADDR_A"
 	pid=$pp_pid
@@ -299,6 +337,11 @@ link-down)
 	# teardown, not yet understood), so B timed out instead of hearing it.
 	;;
 power-off) cut off.rc off rc_pingpong "$off_re" -s 4096 ;;
+tcp-cut)
+	# TCP keepalive at -T 4: probes after 2 s of silence, 2 of them 1 s
+	# apart, so B hears within 4 s of the cut that A's host is gone
+	timeout_s=4 cut tcp.rc tcp rc_pingpong "$host_re" -s 4096
+	;;
 *)
 	echo "FAIL: unknown case $case_"
 	exit 1

@@ -52,9 +52,11 @@ cache=${PP_SOFTROCE_CACHE:-/var/cache/pp-softroce}
 # Top-level modules; their dependencies are resolved with modprobe.
 # crc32_generic is needed by "rdma link add" and is not a declared dependency.
 # virtio_net (after failover, net_failover) is the two-host NIC; sch_netem
-# (loss) and 8021q (VLANs) serve the two-host cases.
+# (loss), 8021q (VLANs), and sch_prio, cls_u32 and act_gact (dropping one
+# protocol's packets) serve the two-host cases.
 modules=(virtio_pci 9pnet_virtio 9p crc32_generic failover net_failover
-	virtio_net rdma_rxe ib_uverbs veth sch_netem 8021q)
+	virtio_net rdma_rxe ib_uverbs veth sch_netem 8021q sch_prio cls_u32
+	act_gact)
 pair=0     # --pair: two guests
 hosts=0    # --hosts N: N guests and Slurm
 job_env='export PP_DEV=rxe0 PP_GID=1 PP_HOST=127.0.0.1'
