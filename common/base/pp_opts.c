@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "pp_cpu.h"
 #include "pp_mesh_sched.h"
 #include "pp_opts.h"
 
@@ -361,6 +362,22 @@ static const struct opt_def opt_table[] = {
 		.kind = OPT_FLAG,
 		.tools = TOOL_BIT(PP_TOOL_RC),
 		.help = "allow unprotected (shared) memory for the buffers on a Confidential Computing guest (a parent domain with ALLOW_CC_UNPROTECTED_ALLOC, rdma-core v64)",
+	},
+	{
+		.id = PP_OPT_HUGEPAGES,
+		.name = "hugepages",
+		.kind = OPT_FLAG,
+		.tools = TOOLS_ALL,
+		.help = "put the buffers on 2 MiB huge pages (MAP_HUGETLB; reserve them with sysctl vm.nr_hugepages=N)",
+	},
+	{
+		.id = PP_OPT_CPU,
+		.name = "cpu",
+		.arg = "LIST",
+		.kind = OPT_STR,
+		.tools = TOOLS_ALL,
+		.help = "the CPUs to run on: auto (one CPU of the device's NUMA node, among those allowed; no node: of those allowed), none (not pinned), or a list such as 0-3,8; the server takes the first of them, the client the last",
+		.unset = "auto",
 	},
 	{
 		.id = PP_OPT_NUM_TESTS,
@@ -756,6 +773,9 @@ static void opt_store_flag(struct pp_opts *o, enum pp_opt_id id)
 	case PP_OPT_NEW_SEND:
 		o->new_send = true;
 		break;
+	case PP_OPT_HUGEPAGES:
+		o->hugepages = true;
+		break;
 	case PP_OPT_HELP:
 		o->help = true;
 		break;
@@ -790,8 +810,17 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 							    "name");
 			return EINVAL;
 		}
+		if (d->id == PP_OPT_CPU && !pp_cpu_spec_valid(arg)) {
+			pp_err_set(
+				err,
+				"invalid value '%s' for --cpu: expected auto, none or a CPU list such as 0-3,8",
+				arg);
+			return EINVAL;
+		}
 		if (d->id == PP_OPT_BIND)
 			o->bind_addr = arg;
+		else if (d->id == PP_OPT_CPU)
+			o->cpu_spec = arg;
 		else if (d->id == PP_OPT_XRC_DOMAIN)
 			o->xrcd_path = arg;
 		else if (d->id == PP_OPT_SAMPLES)

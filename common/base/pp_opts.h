@@ -71,6 +71,8 @@ enum pp_opt_id {
 	PP_OPT_DM,	    /* -j, --dm: the buffer in device memory */
 	PP_OPT_CC_UNPROT,   /* -U, --allow-cc-unprotected */
 	PP_OPT_NUM_TESTS,   /* --num_tests (xrc): ibv_xsrq_pingpong's -n */
+	PP_OPT_HUGEPAGES,   /* --hugepages: buffers on 2 MiB pages */
+	PP_OPT_CPU,	    /* --cpu LIST|auto|none (pp_cpu.h) */
 	PP_OPT_NEW_SEND,    /* -N, --new_send: the ibv_wr_*() post API */
 	PP_OPT_MAX_MEM,	    /* --max-mem: a server's buffers per client */
 	PP_OPT_PKEY,	    /* --pkey: the partition's P_Key */
@@ -106,13 +108,15 @@ struct pp_opts {
 	 * rdma-core's letters that act on this side's memory or CQ only
 	 * (pp_feat.h): not negotiated, each side checks its own device.
 	 */
-	bool odp;	     /* -o (and -O): the MR on demand */
-	bool iodp;	     /* -O: one implicit ODP MR of the address space */
-	bool prefetch;	     /* -P: prefetch the ODP MR (ibv_advise_mr) */
-	bool ts;	     /* -t: completion timestamps */
-	bool dm;	     /* -j: the buffer in device memory */
-	bool cc_unprotected; /* -U: CoCo unprotected memory */
-	bool new_send;	     /* -N: post with ibv_wr_*() on an ibv_qp_ex */
+	bool odp;	      /* -o (and -O): the MR on demand */
+	bool iodp;	      /* -O: one implicit ODP MR of the address space */
+	bool prefetch;	      /* -P: prefetch the ODP MR (ibv_advise_mr) */
+	bool ts;	      /* -t: completion timestamps */
+	bool dm;	      /* -j: the buffer in device memory */
+	bool cc_unprotected;  /* -U: CoCo unprotected memory */
+	bool new_send;	      /* -N: post with ibv_wr_*() on an ibv_qp_ex */
+	bool hugepages;	      /* --hugepages: buffers on 2 MiB pages */
+	const char *cpu_spec; /* --cpu: NULL (auto), "auto", "none", a list */
 	const char *samples_path; /* --samples: raw samples to this file */
 	uint32_t interval_s;	  /* --interval: figures every SEC; 0: none */
 	bool mesh;		  /* --mesh: every pair of N ranks */

@@ -130,6 +130,7 @@ enum pp_zero {
 	    PP_ZERO_VALUE, "num_qps", "QPs", "", "num_qps", false,             \
 	    tr->default_qps, NULL)                                             \
 	LOCAL(use_event, "use_event", true)                                    \
+	LOCAL(hugepages, "hugepages", true)                                    \
 	FLAG(validate, PP_OPT_CHECK, PP_F_VALIDATE, 0x0001, false,             \
 	     "data validation", "validate", true)                              \
 	FLAG(no_inline, PP_OPT_NO_INLINE, PP_F_NO_INLINE, 0x0004, true,        \

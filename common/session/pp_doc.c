@@ -83,6 +83,21 @@ static void write_device(struct pp_json *j, const struct pp_session *s)
 			   have_gid ? pp_gid_type_name(s->gid_type) : NULL);
 	pp_json_key_bool(j, "gid_auto", s->gid_auto);
 	pp_json_key_bool(j, "grh", s->qcfg.use_grh);
+	pp_json_key(j, "numa_node");
+	if (s->place.node >= 0)
+		pp_json_int(j, s->place.node);
+	else
+		pp_json_null(j);
+	pp_json_key(j, "cpu");
+	if (s->place.cpu >= 0)
+		pp_json_int(j, s->place.cpu);
+	else
+		pp_json_null(j);
+	pp_json_key(j, "cpu_rule");
+	if (s->place.why[0])
+		pp_json_string(j, s->place.why);
+	else
+		pp_json_null(j);
 	pp_json_end_object(j);
 }
 

@@ -1242,6 +1242,13 @@ int pp_mesh_main(struct pp_opts *o)
 	int lfd = -1, ret;
 	bool root;
 
+	/*
+	 * Ranks of one host run their pairs at once: pinned by the one rule
+	 * they would pile on one CPU, so a mesh (its pairs and its facts)
+	 * pins only when --cpu says so.
+	 */
+	if (!(o->set & PP_OPT_BIT(PP_OPT_CPU)))
+		o->cpu_spec = "none";
 	ret = pp_mesh_env_read(env_get, NULL, o->mesh_size, o->mesh_root,
 			       &rc.env, &err);
 	if (ret) {

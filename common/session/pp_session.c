@@ -131,6 +131,76 @@ static int server_gid(struct pp_session *s)
 	return 0;
 }
 
+/*
+ * --cpu: pin this side to a CPU near the device (pp_cpu.h), before any
+ * buffer is allocated, so that the buffers' pages come from that node.
+ */
+static int open_cpu(struct pp_session *s)
+{
+	struct pp_cpuset allowed;
+	int ret;
+
+	ret = pp_cpu_allowed(&allowed);
+	if (ret) {
+		pp_err_set(
+			&s->err,
+			"read the CPUs allowed (sched_getaffinity) failed: %s",
+			strerror(ret));
+		return ret;
+	}
+	ret = pp_cpu_choose(NULL, s->caps.devname, s->o->cpu_spec, &allowed,
+			    !s->o->host, &s->place, &s->err);
+	if (ret)
+		return ret;
+	if (s->place.cpu >= 0) {
+		ret = pp_cpu_pin(s->place.cpu);
+		if (ret) {
+			pp_err_set(
+				&s->err,
+				"pin to CPU %d (sched_setaffinity) failed: %s (choose others with --cpu, or --cpu none)",
+				s->place.cpu, strerror(ret));
+			return ret;
+		}
+	}
+	pp_trace_step(&s->trace, "CPU %d: %s", s->place.cpu, s->place.why);
+	return 0;
+}
+
+/*
+ * --hugepages: refused at once when the pool has no free page (a pool too
+ * small for the buffers fails at their allocation, pp_res.c).
+ */
+static int open_hugepages(struct pp_session *s)
+{
+	unsigned long n = 0;
+	int ret;
+
+	if (!s->o->hugepages)
+		return 0;
+	ret = pp_res_huge_free(NULL, &n);
+	if (ret == ENOENT) {
+		pp_err_set(
+			&s->err,
+			"--hugepages: this kernel has no 2 MiB huge pages (%s: %s)",
+			PP_HUGE_FREE_PATH, strerror(ret));
+		return EOPNOTSUPP;
+	}
+	if (ret) {
+		pp_err_set(&s->err, "--hugepages: read %s failed: %s",
+			   PP_HUGE_FREE_PATH, strerror(ret));
+		return ret;
+	}
+	pp_trace_step(&s->trace, "huge pages of 2 MiB free: %lu", n);
+	if (!n) {
+		pp_err_set(
+			&s->err,
+			"--hugepages: no free 2 MiB huge pages (%s is 0): reserve some with sysctl vm.nr_hugepages=N",
+			PP_HUGE_FREE_PATH);
+		return ENOMEM;
+	}
+	return 0;
+}
+
 /* rdma-core's letters (-o, -O, -P, -t, -j, -U): this device must have them. */
 static int open_feats(struct pp_session *s)
 {
@@ -232,6 +302,8 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o,
 	s->started = (int64_t)time(NULL);
 	/* What --json reports if the device cannot be opened: no GRH. */
 	s->gid_index = -1;
+	s->place.cpu = -1;
+	s->place.node = -1;
 	s->caps.ib_port = (uint8_t)o->ib_port;
 	s->lfd = -1;
 	s->conn = (struct pp_conn){
@@ -268,7 +340,13 @@ int pp_session_open(struct pp_session *s, struct pp_opts *o,
 			s->caps.devname);
 		return EOPNOTSUPP;
 	}
-	return open_feats(s);
+	ret = open_hugepages(s);
+	if (ret)
+		return ret;
+	ret = open_feats(s);
+	if (ret)
+		return ret;
+	return open_cpu(s);
 }
 
 /* A step failed after the connection was up: tell the peer, once. */
@@ -429,6 +507,7 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		.odp = s->o->odp,
 		.iodp = s->o->iodp,
 		.prefetch = s->o->prefetch,
+		.hugepages = s->o->hugepages,
 		.new_send = s->o->new_send,
 		.plain_send = s->x->plain_send,
 		.op = (enum pp_op)p->op,
@@ -964,6 +1043,10 @@ void pp_session_print_addrs(const struct pp_session *s, FILE *f)
 	const struct pp_hello *client = s->conn.is_server ? &s->peer : &s->mine;
 	const struct pp_hello *server = s->conn.is_server ? &s->mine : &s->peer;
 
+	if (s->place.cpu >= 0)
+		fprintf(f, "  CPU %d: %s\n", s->place.cpu, s->place.why);
+	else
+		fprintf(f, "  %s\n", s->place.why);
 	if (s->gid_index >= 0)
 		fprintf(f, "  %s%s\n", s->gid_reason,
 			s->gid_auto ? " (chosen automatically; -g to choose)" :

@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "pp_counters.h"
+#include "pp_cpu.h"
 #include "pp_dev.h"
 #include "pp_err.h"
 #include "pp_gid.h"
@@ -93,6 +94,7 @@ struct pp_session {
 	uint8_t gid[16];
 	uint8_t gid_type;	   /* enum pp_gid_type */
 	bool gid_auto;		   /* chosen here, not by -g */
+	struct pp_cpu_place place; /* the CPU this side runs on, and why */
 	char gid_reason[320];	   /* the GID in use, and why */
 	struct pp_gid_entry *gids; /* the port's GID table */
 	int ngids;

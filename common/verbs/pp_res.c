@@ -11,9 +11,15 @@
 #include <unistd.h>
 
 #include <arpa/inet.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "pp_res.h"
+
+/* mmap()'s page size of a MAP_HUGETLB mapping: log2 of 2 MiB */
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+#endif
 
 #define PP_MAX_INLINE 256U /* asked for when the message fits */
 
@@ -503,6 +509,55 @@ int pp_res_post_new(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	return ibv_wr_complete(qx);
 }
 
+int pp_res_huge_free(const char *root, unsigned long *n)
+{
+	char path[256];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s%s", root ? root : "",
+		 PP_HUGE_FREE_PATH);
+	f = fopen(path, "re");
+	if (!f)
+		return errno;
+	if (fscanf(f, "%lu", n) != 1)
+		ret = EINVAL;
+	fclose(f);
+	return ret;
+}
+
+/*
+ * --hugepages: the buffers on 2 MiB pages from the kernel's pool
+ * (MAP_HUGETLB), the length rounded up to whole pages.  The pool is
+ * vm.nr_hugepages; an empty one fails here with ENOMEM.
+ */
+static int create_huge(struct pp_res *r, struct pp_err *err)
+{
+	size_t len =
+		(r->buf_len + PP_HUGE_PAGE - 1) / PP_HUGE_PAGE * PP_HUGE_PAGE;
+	void *p;
+	int ret;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1,
+		 0);
+	if (p == MAP_FAILED) {
+		ret = errno;
+		pp_err_set(
+			err,
+			"--hugepages: %zu huge pages of 2 MiB for the buffers not allocated: %s (free ones: /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages; reserve more with sysctl vm.nr_hugepages=N)",
+			len / PP_HUGE_PAGE, strerror(ret));
+		return ret;
+	}
+	r->buf = p;
+	r->huge_len = len;
+	pp_trace_step(r->attr.trace,
+		      "buffers on %zu huge page%s of 2 MiB (%zu bytes used)",
+		      len / PP_HUGE_PAGE, len > PP_HUGE_PAGE ? "s" : "",
+		      r->buf_len);
+	return 0;
+}
+
 static int create_buffers(struct pp_res *r, struct pp_err *err)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -520,6 +575,10 @@ static int create_buffers(struct pp_res *r, struct pp_err *err)
 			r->recv_bufs > 1 ? "s" : "",
 			r->recv_bufs > 1 ? " or -r" : "");
 		return ret;
+	}
+	if (r->attr.hugepages) {
+		ret = create_huge(r, err);
+		return ret ? ret : register_buffers(r, err);
 	}
 	ret = posix_memalign((void **)&r->buf, page, r->buf_len);
 	if (ret) {
@@ -961,7 +1020,10 @@ void pp_res_destroy(struct pp_res *r)
 		ibv_destroy_cq(r->cq);
 	if (r->mr)
 		ibv_dereg_mr(r->mr);
-	free(r->buf);
+	if (r->huge_len)
+		munmap(r->buf, r->huge_len);
+	else
+		free(r->buf);
 	if (r->pd)
 		ibv_dealloc_pd(r->pd);
 	if (r->xrcd)

@@ -36,7 +36,8 @@
 #include "pp_trace.h"
 #include "pp_wire.h"
 
-#define PP_TX_DEPTH 4U /* sends outstanding per QP, at most */
+#define PP_TX_DEPTH 4U		 /* sends outstanding per QP, at most */
+#define PP_HUGE_PAGE (2UL << 20) /* --hugepages: the page size used */
 
 /*
  * wr_id of every work request: the QP index, whether it is a receive, and
@@ -65,9 +66,10 @@ struct pp_res_attr {
 	enum pp_op op;	       /* the operation (pp_op.h): access, opcodes */
 	bool is_server;	       /* which side: the access it needs (pp_op.h) */
 	bool odp;	       /* -o: the MR on demand (pp_feat.h checked) */
-	bool iodp;     /* -O: one implicit ODP MR, address 0, SIZE_MAX */
-	bool prefetch; /* -P: ibv_advise_mr() the buffers (ODP) */
-	bool new_send; /* -N: QPs by ibv_create_qp_ex(), posts by ibv_wr_*() */
+	bool iodp;	/* -O: one implicit ODP MR, address 0, SIZE_MAX */
+	bool prefetch;	/* -P: ibv_advise_mr() the buffers (ODP) */
+	bool hugepages; /* --hugepages: buffers on 2 MiB pages */
+	bool new_send;	/* -N: QPs by ibv_create_qp_ex(), posts by ibv_wr_*() */
 	/*
 	 * Each posted receive its own buffer, rx_depth of them (-c on a lossy
 	 * transport, one QP): a message stays as it came until it is checked,
@@ -88,6 +90,7 @@ struct pp_res {
 	struct ibv_pd *pd;
 	uint8_t *buf;
 	size_t buf_len;
+	size_t huge_len; /* --hugepages: the mapping's length; 0: malloc'ed */
 	uint8_t *send_buf;
 	uint8_t *recv_buf;  /* UD: GRH room first, data at PP_GRH_LEN */
 	uint32_t recv_len;  /* bytes per receive: size (+ PP_GRH_LEN for UD) */
@@ -351,6 +354,19 @@ static inline int pp_res_post(const struct pp_res *r, struct ibv_qp *qp,
 		return pp_res_post_new(qp, wr, bad);
 	return ibv_post_send(qp, wr, bad);
 }
+
+#define PP_HUGE_FREE_PATH \
+	"/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+
+/**
+ * pp_res_huge_free() - how many 2 MiB huge pages are free
+ * @root: prefix of PP_HUGE_FREE_PATH (a made-up tree in tests); NULL: "/"
+ * @n: the count, set on success
+ *
+ * Return: 0, the errno of opening the file (ENOENT: a kernel without huge
+ * pages of 2 MiB) or EINVAL (not a number).
+ */
+int pp_res_huge_free(const char *root, unsigned long *n);
 
 /**
  * pp_res_destroy() - release everything, in reverse order
