@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * pp_clock.c - calibrate the cycle counter against CLOCK_MONOTONIC.
+ * pp_clock.c - whether the cycle counter can be trusted, its calibration
+ * against CLOCK_MONOTONIC, and the comparison at the end of a run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +14,105 @@
 struct pp_clock pp_clock;
 static bool chosen;
 
-/* One (monotonic, ticks) pair, the ticks read on both sides of the clock. */
+#define PAIR_TRIES 8
+
+/*
+ * One (monotonic, ticks) pair, the ticks read on both sides of the clock:
+ * of a few tries, the one read in the shortest time, so that a thread
+ * preempted between two reads does not skew the calibration by a whole
+ * time slice.
+ */
 static void pair(int64_t *mono, uint64_t *ticks)
 {
-	uint64_t a = pp_clock_ticks();
+	uint64_t a, b, best = UINT64_MAX;
+	int64_t m;
+	int i;
 
-	*mono = pp_now_ns();
-	*ticks = a + (pp_clock_ticks() - a) / 2;
+	for (i = 0; i < PAIR_TRIES; i++) {
+		a = pp_clock_ticks();
+		m = pp_now_ns();
+		b = pp_clock_ticks();
+		if (b - a < best) {
+			best = b - a;
+			*mono = m;
+			*ticks = a + (b - a) / 2;
+		}
+	}
+}
+
+/* Read the first line of @root/@path that starts with @prefix into @buf. */
+static bool read_line(const char *root, const char *path, const char *prefix,
+		      char *buf, size_t len)
+{
+	char name[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s/%s", root, path);
+	f = fopen(name, "re");
+	if (!f)
+		return false;
+	while (fgets(buf, (int)len, f)) {
+		if (!strncmp(buf, prefix, strlen(prefix))) {
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	if (found)
+		buf[strcspn(buf, "\n")] = '\0';
+	return found;
+}
+
+/* Is @word one of the blank-separated words of @line? */
+static bool has_word(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = line;
+
+	while ((p = strstr(p, word))) {
+		if ((p == line || p[-1] == ' ' || p[-1] == '\t') &&
+		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\t' ||
+		     p[n] == '\n'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+bool pp_clock_trust(const char *root, bool x86, char *why, size_t len)
+{
+	static const char *const need[] = { "constant_tsc", "nonstop_tsc" };
+	char line[4096];
+	size_t i;
+
+	why[0] = '\0';
+	if (!x86)
+		return true; /* aarch64's generic timer: constant by design */
+	if (!read_line(root, PP_CLOCK_CPUINFO, "flags", line, sizeof(line))) {
+		snprintf(why, len, "no CPU flags in /%s to check the TSC",
+			 PP_CLOCK_CPUINFO);
+		return false;
+	}
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (has_word(line, need[i]))
+			continue;
+		snprintf(
+			why, len,
+			"the CPU has no %s (/%s): its TSC may change rate or stop",
+			need[i], PP_CLOCK_CPUINFO);
+		return false;
+	}
+	/* sysfs may be absent (a container): then the flags decide */
+	if (read_line(root, PP_CLOCK_SOURCE, "", line, sizeof(line)) &&
+	    strcmp(line, "tsc")) {
+		snprintf(
+			why, len,
+			"the kernel's clocksource is %s, not tsc (/%s): the kernel does not trust the TSC",
+			line[0] ? line : "empty", PP_CLOCK_SOURCE);
+		return false;
+	}
+	return true;
 }
 
 bool pp_clock_init(void)
@@ -28,22 +121,39 @@ bool pp_clock_init(void)
 	uint64_t t0, t1;
 	int64_t m0, m1;
 	double scale;
+	char why[sizeof(pp_clock.why)];
 
 	if (chosen)
 		return pp_clock.ticks;
 	chosen = true;
-	if ((env && !strcmp(env, "monotonic")) || !pp_clock_ticks())
+	pp_clock = (struct pp_clock){ .ticks = false };
+	if (env && !strcmp(env, "monotonic")) {
+		snprintf(pp_clock.why, sizeof(pp_clock.why),
+			 "PP_CLOCK=monotonic in the environment");
 		return false;
+	}
+	if (!pp_clock_ticks()) {
+		snprintf(pp_clock.why, sizeof(pp_clock.why),
+			 "no cycle counter on this architecture");
+		return false;
+	}
+	if (!pp_clock_trust("", PP_CLOCK_X86, why, sizeof(why)) &&
+	    !(env && !strcmp(env, "cycles"))) {
+		snprintf(pp_clock.why, sizeof(pp_clock.why), "%s", why);
+		return false;
+	}
 	pair(&m0, &t0);
 	do
 		pair(&m1, &t1);
 	while (m1 - m0 < CALIBRATE_NS);
-	if (t1 <= t0)
-		return false;
-	scale = (double)(m1 - m0) / (double)(t1 - t0);
+	scale = t1 > t0 ? (double)(m1 - m0) / (double)(t1 - t0) : 0;
 	/* a counter from 1 MHz to 100 GHz; anything else is not one */
-	if (!(scale > 0.01 && scale < 1000.0))
+	if (!(scale > 0.01 && scale < 1000.0)) {
+		snprintf(
+			pp_clock.why, sizeof(pp_clock.why),
+			"the calibration gave no rate between 1 MHz and 100 GHz");
 		return false;
+	}
 	pp_clock = (struct pp_clock){
 		.ticks = true,
 		.tick0 = t1,
@@ -53,11 +163,42 @@ bool pp_clock_init(void)
 	return true;
 }
 
+void pp_clock_reset(void)
+{
+	chosen = false;
+}
+
+bool pp_clock_compare(int64_t *diff_ns, int64_t *elapsed_ns)
+{
+	int64_t mono, ticks_ns;
+	uint64_t t;
+
+	if (!pp_clock.ticks)
+		return false;
+	pair(&mono, &t);
+	ticks_ns = pp_clock_ns_of(t);
+	*elapsed_ns = mono - pp_clock.mono0;
+	*diff_ns = ticks_ns - mono;
+	return true;
+}
+
+bool pp_clock_differs(int64_t diff_ns, int64_t elapsed_ns)
+{
+	int64_t d = diff_ns < 0 ? -diff_ns : diff_ns;
+	int64_t bound = elapsed_ns / 1000000 * PP_CLOCK_BOUND_PPM;
+
+	if (bound < PP_CLOCK_BOUND_MIN_NS)
+		bound = PP_CLOCK_BOUND_MIN_NS;
+	return d > bound;
+}
+
 const char *pp_clock_name(char *buf, unsigned long len)
 {
 	if (pp_clock.ticks)
 		snprintf(buf, len, "cycle counter (%.3f GHz)",
 			 1.0 / pp_clock.ns_per_tick);
+	else if (pp_clock.why[0])
+		snprintf(buf, len, "CLOCK_MONOTONIC (%s)", pp_clock.why);
 	else
 		snprintf(buf, len, "CLOCK_MONOTONIC");
 	return buf;

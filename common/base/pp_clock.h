@@ -8,14 +8,20 @@
  * virtual machines, the project's emulated test bed) it is a system call
  * that costs microseconds and takes a lock in the hypervisor, two of them per
  * iteration.  So the ping-pong loop reads the cycle counter (rdtsc on x86-64,
- * cntvct_el0 on aarch64, as perftest does), calibrated once against
- * CLOCK_MONOTONIC.  Elsewhere, or when the calibration fails, or with
- * PP_CLOCK=monotonic in the environment, it is CLOCK_MONOTONIC itself.
+ * cntvct_el0 on aarch64, as perftest does), calibrated against
+ * CLOCK_MONOTONIC, where it can be trusted: on x86 the CPU must have
+ * constant_tsc and nonstop_tsc, and the kernel's clocksource must be the TSC
+ * (a kernel that found the TSC unstable switches away from it)
+ * (pp_clock_trust()).  Elsewhere, when the calibration fails, or with
+ * PP_CLOCK=monotonic in the environment, it is CLOCK_MONOTONIC itself;
+ * PP_CLOCK=cycles uses the cycle counter whatever the checks say.  At the
+ * end of a run the two are compared (pp_clock_compare()).
  */
 #ifndef PP_CLOCK_H
 #define PP_CLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pp_time.h"
@@ -24,26 +30,85 @@
 #include <x86intrin.h>
 #endif
 
+/* Where pp_clock_trust() looks, under its root. */
+#define PP_CLOCK_CPUINFO "proc/cpuinfo"
+#define PP_CLOCK_SOURCE \
+	"sys/devices/system/clocksource/clocksource0/current_clocksource"
+
+/*
+ * The end-of-run comparison: the cycle counter's time and CLOCK_MONOTONIC's
+ * may differ by this much (0.1 % of the time since the calibration, at
+ * least 100 us: the calibration's own uncertainty is about 0.02 %).
+ */
+#define PP_CLOCK_BOUND_PPM 1000
+#define PP_CLOCK_BOUND_MIN_NS 100000LL
+
+#if defined(__x86_64__) || defined(__i386__)
+#define PP_CLOCK_X86 true
+#else
+#define PP_CLOCK_X86 false
+#endif
+
 struct pp_clock {
 	bool ticks;	    /* the cycle counter is in use */
 	uint64_t tick0;	    /* its value at the calibration ... */
 	int64_t mono0;	    /* ... and CLOCK_MONOTONIC's, in ns */
 	double ns_per_tick; /* the scale */
+	char why[160];	    /* CLOCK_MONOTONIC: why not the counter */
 };
 
 extern struct pp_clock pp_clock;
 
 /**
- * pp_clock_init() - choose and calibrate the clock (about 10 ms, once per
- * process; later calls return at once)
+ * pp_clock_trust() - may this host's cycle counter be trusted?
+ * @root: "" for the host, or a directory holding a made-up
+ *        PP_CLOCK_CPUINFO and PP_CLOCK_SOURCE (tests)
+ * @x86: the counter is the TSC (the rules are x86's; others: trusted)
+ * @why: when not, one phrase saying why ("the CPU has no nonstop_tsc
+ *       (/proc/cpuinfo): its TSC may change rate or stop")
+ * @len: room in @why
  *
- * Return: true when the cycle counter is in use.
+ * Return: true when the CPU's flags have constant_tsc and nonstop_tsc and
+ * the kernel's clocksource, when sysfs says it, is tsc.
+ */
+bool pp_clock_trust(const char *root, bool x86, char *why, size_t len);
+
+/**
+ * pp_clock_init() - choose and calibrate the clock (about 10 ms); later
+ * calls return at once, until pp_clock_reset()
+ *
+ * Return: true when the cycle counter is in use; else pp_clock.why says why.
  */
 bool pp_clock_init(void);
 
 /**
- * pp_clock_name() - "cycle counter (2.594 GHz)" or "CLOCK_MONOTONIC", for
- * --trace and the docs
+ * pp_clock_reset() - the next pp_clock_init() chooses and calibrates anew
+ * (a --persistent server, for each client)
+ */
+void pp_clock_reset(void);
+
+/**
+ * pp_clock_compare() - the cycle counter against CLOCK_MONOTONIC now
+ * @diff_ns: the counter's time minus CLOCK_MONOTONIC's
+ * @elapsed_ns: CLOCK_MONOTONIC's time since the calibration
+ *
+ * Return: false when the cycle counter is not in use (nothing compared).
+ */
+bool pp_clock_compare(int64_t *diff_ns, int64_t *elapsed_ns);
+
+/**
+ * pp_clock_differs() - do the two clocks differ by more than the bound?
+ * @diff_ns: pp_clock_compare()'s difference
+ * @elapsed_ns: over this time
+ *
+ * Return: true past PP_CLOCK_BOUND_PPM of @elapsed_ns and
+ * PP_CLOCK_BOUND_MIN_NS.
+ */
+bool pp_clock_differs(int64_t diff_ns, int64_t elapsed_ns);
+
+/**
+ * pp_clock_name() - "cycle counter (2.594 GHz)" or "CLOCK_MONOTONIC" with
+ * the reason in parentheses, for the output, --trace and the docs
  * @buf: output
  * @len: room in @buf
  *

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 
+#include "pp_clock.h"
 #include "pp_gid.h"
 #include "pp_hist.h"
 #include "pp_json.h"
@@ -312,6 +313,44 @@ static void write_started(struct pp_json *j, int64_t started)
 	pp_json_key_string(j, "started", buf);
 }
 
+/*
+ * "clock": the clock of the run (pp_clock.h) and the end-of-run comparison
+ * of the cycle counter with CLOCK_MONOTONIC; null before a run.
+ */
+static void write_clock(struct pp_json *j, const struct pp_session *s)
+{
+	const struct pp_session_clock *c = &s->clock;
+
+	pp_json_key(j, "clock");
+	if (!c->chosen) {
+		pp_json_null(j);
+		return;
+	}
+	pp_json_begin_object(j);
+	pp_json_key_string(j, "source",
+			   c->counter ? "cycle counter" : "CLOCK_MONOTONIC");
+	pp_json_key(j, "ghz");
+	if (c->counter)
+		pp_json_double(j, c->ghz);
+	else
+		pp_json_null(j);
+	key_string_or_null(j, "why", c->why);
+	pp_json_key(j, "diff_ns");
+	if (c->compared)
+		pp_json_int(j, c->diff_ns);
+	else
+		pp_json_null(j);
+	pp_json_key(j, "elapsed_ns");
+	if (c->compared)
+		pp_json_int(j, c->elapsed_ns);
+	else
+		pp_json_null(j);
+	pp_json_key_bool(j, "differs",
+			 c->compared &&
+				 pp_clock_differs(c->diff_ns, c->elapsed_ns));
+	pp_json_end_object(j);
+}
+
 int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 		 const char *error)
 {
@@ -341,6 +380,7 @@ int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 	write_addresses(&j, s);
 	write_results(&j, s);
 	write_counters(&j, s);
+	write_clock(&j, s);
 	pp_json_key(&j, "status");
 	pp_json_begin_object(&j);
 	pp_json_key_int(&j, "exit", exit_status);

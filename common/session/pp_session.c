@@ -825,6 +825,10 @@ int pp_session_run(struct pp_session *s)
 	pp_clock_init();
 	pp_trace_step(&s->trace, "clock: %s",
 		      pp_clock_name(clock, sizeof(clock)));
+	s->clock.chosen = true;
+	s->clock.counter = pp_clock.ticks;
+	s->clock.ghz = pp_clock.ticks ? 1.0 / pp_clock.ns_per_tick : 0;
+	snprintf(s->clock.why, sizeof(s->clock.why), "%s", pp_clock.why);
 
 	for (k = 0; k < s->nsizes && !ret; k++) {
 		struct pp_run_result *r = &s->results[k];
@@ -856,6 +860,15 @@ int pp_session_run(struct pp_session *s)
 		s->err = lost;
 		ret = lost_ret;
 	}
+	/* the cycle counter against CLOCK_MONOTONIC, over the whole run */
+	s->clock.compared =
+		pp_clock_compare(&s->clock.diff_ns, &s->clock.elapsed_ns);
+	if (s->clock.compared)
+		pp_trace_step(
+			&s->trace,
+			"clock: the cycle counter and CLOCK_MONOTONIC differ by %lld ns over %lld ns since the calibration",
+			(long long)s->clock.diff_ns,
+			(long long)s->clock.elapsed_ns);
 	counters_after(s);
 	/* both sides got here through DONE: the closing exchange */
 	if ((!ret || ret == lost_ret) && s->ctr.on && s->x->trade_counters) {
@@ -1000,6 +1013,9 @@ void pp_session_end_client(struct pp_session *s)
 	s->data_phase = false;
 	s->query_only = false;
 	s->peer_addr[0] = '\0';
+	memset(&s->clock, 0, sizeof(s->clock));
+	/* the next client's run calibrates anew: a server lives long */
+	pp_clock_reset();
 	memset(&s->agreed, 0, sizeof(s->agreed));
 	memset(&s->peer_done, 0, sizeof(s->peer_done));
 	s->ctr.on = false;
@@ -1058,6 +1074,11 @@ void pp_session_print_addrs(const struct pp_session *s, FILE *f)
 	if (s->peer.tool)
 		pp_report_path_mtu(f, s->agreed.mtu, client->mtu,
 				   server->active_mtu, client->active_mtu);
+	/* the clock of the run is chosen before READY (pp_run_prepare()) */
+	if (pp_clock_init() == false && pp_clock.why[0])
+		fprintf(f,
+			"  clock: CLOCK_MONOTONIC, not the cycle counter: %s\n",
+			pp_clock.why);
 	for (i = 0; i < s->res->num_qps; i++)
 		pp_report_addr(f, "local", &s->res->local[i]);
 	for (i = 0; i < s->res->num_qps; i++)
@@ -1088,6 +1109,19 @@ void pp_session_print_size(const struct pp_session *s, size_t k, FILE *f)
 	fflush(f);
 }
 
+/* The end-of-run comparison, when the two clocks differ past the bound. */
+static void print_clock_check(const struct pp_session *s, FILE *f)
+{
+	if (!s->clock.compared ||
+	    !pp_clock_differs(s->clock.diff_ns, s->clock.elapsed_ns))
+		return;
+	fprintf(f,
+		"clock: the cycle counter and CLOCK_MONOTONIC differ by %.3f ms over %.3f s (more than %.1f %% or %lld us): the times may be wrong (PP_CLOCK=monotonic avoids the cycle counter)\n",
+		(double)s->clock.diff_ns / 1e6,
+		(double)s->clock.elapsed_ns / 1e9, PP_CLOCK_BOUND_PPM / 1e4,
+		PP_CLOCK_BOUND_MIN_NS / 1000);
+}
+
 void pp_session_print_result(const struct pp_session *s, FILE *f)
 {
 	const struct pp_run_result *r = &s->results[0];
@@ -1098,6 +1132,7 @@ void pp_session_print_result(const struct pp_session *s, FILE *f)
 		/* the lines not printed already as the sizes ended */
 		for (k = s->nprinted; k < s->nresults; k++)
 			pp_session_print_size(s, k, f);
+		print_clock_check(s, f);
 		return;
 	}
 	if (!s->nresults || !r->completed)
@@ -1108,6 +1143,7 @@ void pp_session_print_result(const struct pp_session *s, FILE *f)
 	pp_report_post(f, r->posts, r->post_ns, r->post_max_ns);
 	if (s->o->histogram)
 		print_histogram(r, f);
+	print_clock_check(s, f);
 }
 
 /* "client: port counters rxe0:1 (...): sent_pkts +2002, ..." */

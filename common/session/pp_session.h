@@ -128,6 +128,19 @@ struct pp_session {
 	size_t nprinted; /* ... sizes printed there so far */
 	int64_t started; /* wall clock at pp_session_open(), seconds */
 	struct pp_session_counters ctr; /* --counters */
+	/*
+	 * The clock of this client's run (pp_clock.h): which, and at the end
+	 * the cycle counter's time against CLOCK_MONOTONIC's.
+	 */
+	struct pp_session_clock {
+		bool chosen;	    /* pp_session_run() chose it */
+		bool counter;	    /* the cycle counter, not CLOCK_MONOTONIC */
+		double ghz;	    /* the counter's rate */
+		char why[160];	    /* CLOCK_MONOTONIC: why */
+		bool compared;	    /* the end-of-run comparison was made */
+		int64_t diff_ns;    /* counter minus CLOCK_MONOTONIC */
+		int64_t elapsed_ns; /* since the calibration */
+	} clock;
 	struct pp_err err;
 	bool peer_told; /* the peer already has our ERROR */
 	/* client, set between open and connect (--probe): the server's GID

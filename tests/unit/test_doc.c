@@ -151,7 +151,7 @@ static void expect_doc(const char *text, const char *checks)
 
 /* Every field of schema 1 (docs/measurement.md), as Python. */
 static const char fields[] =
-	"top = [\"schema\", \"version\", \"software\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"counters\", \"status\"]\n"
+	"top = [\"schema\", \"version\", \"software\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"counters\", \"clock\", \"status\"]\n"
 	"assert sorted(d) == sorted(top), sorted(d)\n"
 	"assert d[\"schema\"] == 1\n"
 	"sw = d[\"software\"]\n"
@@ -162,6 +162,8 @@ static const char fields[] =
 	"assert sorted(d[\"params\"]) == sorted([\"op\", \"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey\", \"flow_label\", \"num_qps\", \"use_event\", \"hugepages\", \"validate\", \"inline\", \"counters\", \"timeout_ms\", \"tcp_port\", \"interval_s\"])\n"
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
 	"assert sorted(d[\"status\"]) == [\"error\", \"exit\"]\n"
+	"if d[\"clock\"] is not None:\n"
+	"    assert sorted(d[\"clock\"]) == sorted([\"source\", \"ghz\", \"why\", \"diff_ns\", \"elapsed_ns\", \"differs\"]), d[\"clock\"]\n"
 	"for r in d[\"results\"]:\n"
 	"    assert sorted(r) == sorted([\"size\", \"completed\", \"lost\", \"figures\", \"histogram\", \"post_send_usec\"])\n"
 	"    if r[\"post_send_usec\"] is not None:\n"
@@ -178,6 +180,15 @@ START_TEST(test_sweep_document)
 	char *text, *checks = NULL;
 
 	session_sweep();
+	/* the cycle counter, 0.25 ms off CLOCK_MONOTONIC after 0.1 s */
+	s.clock = (struct pp_session_clock){
+		.chosen = true,
+		.counter = true,
+		.ghz = 2.5,
+		.compared = true,
+		.diff_ns = -250000,
+		.elapsed_ns = 100000000,
+	};
 	text = doc_text(0, NULL);
 	ck_assert_int_gt(
 		asprintf(
@@ -218,7 +229,8 @@ START_TEST(test_sweep_document)
 			"    assert abs(post[\"mean\"] - (2 + 0.5 * k)) < 1e-9, post\n"
 			"    assert abs(post[\"max\"] - (9 + k / 1000)) < 1e-9, post\n"
 			"assert d[\"status\"] == {\"exit\": 0, \"error\": None}\n"
-			"assert d[\"counters\"] is None and p[\"counters\"] is False\n",
+			"assert d[\"counters\"] is None and p[\"counters\"] is False\n"
+			"assert d[\"clock\"] == {\"source\": \"cycle counter\", \"ghz\": 2.5, \"why\": None, \"diff_ns\": -250000, \"elapsed_ns\": 100000000, \"differs\": True}, d[\"clock\"]\n",
 			fields),
 		0);
 	expect_doc(text, checks);
