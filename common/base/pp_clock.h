@@ -110,11 +110,14 @@ bool pp_clock_differs(int64_t diff_ns, int64_t elapsed_ns);
  * pp_clock_name() - "cycle counter (2.594 GHz)" or "CLOCK_MONOTONIC" with
  * the reason in parentheses, for the output, --trace and the docs
  * @buf: output
- * @len: room in @buf
+ * @len: room in @buf (PP_CLOCK_NAME_MAX holds any name)
  *
  * Return: @buf.
  */
 const char *pp_clock_name(char *buf, unsigned long len);
+
+/* Room for any pp_clock_name(): "CLOCK_MONOTONIC (" + the why + ")". */
+#define PP_CLOCK_NAME_MAX (sizeof(pp_clock.why) + 20)
 
 /* The raw counter; 0 when there is none here. */
 static inline uint64_t pp_clock_ticks(void)

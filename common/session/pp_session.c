@@ -811,7 +811,7 @@ int pp_session_run(struct pp_session *s)
 	struct pp_run_cfg rc;
 	struct pp_err lost = { .msg = "" };
 	int ret = 0, lost_ret = 0;
-	char clock[64];
+	char clock[PP_CLOCK_NAME_MAX];
 	size_t k;
 
 	if (s->query_only)

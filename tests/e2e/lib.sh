@@ -30,6 +30,12 @@
 PP_HOST=${PP_HOST:-127.0.0.1}
 PP_PORT=${PP_PORT:-$((20000 + RANDOM % 20000))}
 PP_STEP_TIMEOUT=${PP_STEP_TIMEOUT:-60}
+# The bed's emulated CPU has no constant_tsc and its kernel's clocksource is
+# hpet: left to themselves the tools would time with CLOCK_MONOTONIC and run
+# the general loops only. The tests run what a host with an invariant TSC
+# runs, the cycle counter and the lean loops; measure.sh's clock case
+# unsets it and checks the fallback.
+export PP_CLOCK=${PP_CLOCK-cycles}
 PP_LOGS=$(mktemp -d "${TMPDIR:-/tmp}/pp-e2e.XXXXXX")
 pp_failed=0
 pp_gid_opt=() # "-g $PP_GID" when PP_GID is set

@@ -22,7 +22,11 @@
 #     default at 1 byte);
 #   - every run's exit status, on both sides;
 #   - a refused run still writes its document: exit status and error line;
-#   - --samples to a path that cannot be written fails before the run.
+#   - --samples to a path that cannot be written fails before the run;
+#   - the clock: without PP_CLOCK (lib.sh sets cycles) the bed's CPU, with
+#     no constant_tsc, makes both sides time with CLOCK_MONOTONIC and say
+#     why, below the path MTU line and in --json's clock object; with
+#     PP_CLOCK=cycles no clock line, and --json names the counter.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -209,6 +213,33 @@ if [[ -f $samples ]] && [[ $(head -n 1 "$samples") == size,sample,rtt_ns ]] &&
 else
 	pp_fail "--samples file: $(head -n 3 "$samples" 2>&1 | tr '\n' ' ')"
 fi
+
+# --- the clock: the counter only where it can be trusted
+saved=$PP_CLOCK
+unset PP_CLOCK
+pair clock "$rc" "" -s 1 -n 20 --json
+export PP_CLOCK=$saved
+pp_expect_status "$cst" 0 "clock: client"
+pp_expect_status "$sst" 0 "clock: server"
+pp_expect_grep '^  clock: CLOCK_MONOTONIC, not the cycle counter: the CPU has no constant_tsc \(/proc/cpuinfo\)' \
+	"$PP_LOGS/clock.server" "clock: the server says it falls back, and why"
+pycheck "clock: the client's JSON names CLOCK_MONOTONIC and why" "$PP_LOGS/clock.client" '
+c = d["clock"]
+assert c["source"] == "CLOCK_MONOTONIC", c
+assert "constant_tsc" in c["why"] and c["ghz"] is None and c["diff_ns"] is None, c
+'
+pair counter "$rc" "" -s 1 -n 20 --json
+pp_expect_status "$cst" 0 "counter: client"
+if grep -q 'clock:' "$PP_LOGS/counter.server"; then
+	pp_fail "counter: PP_CLOCK=cycles, and yet a clock line: $(grep 'clock:' "$PP_LOGS/counter.server")"
+else
+	echo "ok: counter: PP_CLOCK=cycles: no clock line"
+fi
+pycheck "counter: the client's JSON names the cycle counter" "$PP_LOGS/counter.client" '
+c = d["clock"]
+assert c["source"] == "cycle counter" and c["ghz"] > 0 and c["why"] is None, c
+assert isinstance(c["diff_ns"], int) and isinstance(c["elapsed_ns"], int), c
+'
 
 # --- inline sends, and --no-inline
 pair inline "$rc" "" -s 1 -n 10 --trace

@@ -141,6 +141,25 @@ START_TEST(fallback_and_reset)
 }
 END_TEST
 
+/* The longest reason fits the name's room, its parenthesis closed. */
+START_TEST(name_fits)
+{
+	char name[PP_CLOCK_NAME_MAX];
+	size_t n = sizeof(pp_clock.why) - 1;
+
+	setenv("PP_CLOCK", "monotonic", 1);
+	pp_clock_reset();
+	ck_assert(!pp_clock_init());
+	memset(pp_clock.why, 'x', n);
+	pp_clock.why[n] = '\0';
+	pp_clock_name(name, sizeof(name));
+	ck_assert_uint_eq(strlen(name), strlen("CLOCK_MONOTONIC ()") + n);
+	ck_assert_int_eq(name[strlen(name) - 1], ')');
+	pp_clock_reset();
+	unsetenv("PP_CLOCK");
+}
+END_TEST
+
 #define N(x) (int)(sizeof(x) / sizeof(x[0]))
 
 static Suite *clock_suite(void)
@@ -151,6 +170,7 @@ static Suite *clock_suite(void)
 	tcase_add_loop_test(tc, trust, 0, N(trust_cases));
 	tcase_add_test(tc, bound);
 	tcase_add_test(tc, fallback_and_reset);
+	tcase_add_test(tc, name_fits);
 	suite_add_tcase(s, tc);
 	return s;
 }
