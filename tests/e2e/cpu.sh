@@ -7,7 +7,7 @@
 #
 # 1. Default (auto), both sides on one host with CPUs 0-1: the server pins
 #    itself to CPU 0, the client to CPU 1; each prints the line with the
-#    rule; while the run goes on, each process's affinity (taskset -p) is
+#    rule; while the run goes on, each process's affinity (from /proc) is
 #    its one CPU; the client's JSON document records cpu 1, numa_node null.
 # 2. Within what taskset allows: a server started under taskset -c 1 takes
 #    CPU 1.
@@ -34,7 +34,8 @@ rule="allowed CPU \\($allowed\\): $PP_DEV has no NUMA node in sysfs"
 affinity() {
 	local tool k v
 	if [[ -r /proc/$1/task/$1/children ]]; then
-		read -r tool _ <"/proc/$1/task/$1/children" || tool=
+		# "PID " with no newline: read assigns it and returns 1
+		read -r tool _ <"/proc/$1/task/$1/children" || true
 	else
 		tool=$(pp_tool_pid "$1") || tool=
 	fi
