@@ -214,6 +214,58 @@ def check(captures, files):
     return 1 if bad or not ok else 0
 
 
+def index_of(line, mout, start):
+    """The first position at or after START where MOUT has LINE, or -1."""
+    for p in range(start, len(mout)):
+        if mout[p] == line:
+            return p
+    return -1
+
+
+def refresh(body, cmd, out, ints):
+    """BODY rewritten from the capture with its "..." gaps kept: each part
+    between gaps becomes the capture's lines from where its first line is
+    to where its last line is (lines the tool now prints between them come
+    in, lines it no longer prints go); the part before the first gap starts
+    at the capture's first line, the part after the last one ends at its
+    last line.  None when a part's first or last line is not in the capture
+    in order (the caller rewrites the whole example then)."""
+    head = [cmd] if body and body[0].startswith("$ ") else []
+    rest = body[1:] if head else body
+    gaps = [x for x in rest if x.strip() == GAP]
+    segs = segments(rest)
+    mout = [mask(x, ints) for x in out]
+    new, pos = [], 0
+    for n, seg in enumerate(segs):
+        if n:
+            new.append(gaps[n - 1])
+        if not seg:
+            continue
+        first_line, last_line = mask(seg[0], ints), mask(seg[-1], ints)
+        start = 0 if n == 0 else index_of(first_line, mout, pos)
+        tail = len(mout) - len(seg)
+        if n and n == len(segs) - 1 and tail >= max(start, pos) and \
+                mout[tail] == first_line:
+            start = tail  # the last part: as many lines as before, if it can
+        if start < 0 or mout[start] != first_line:
+            return None
+        if n == len(segs) - 1:
+            stop = len(mout)
+            if mout[stop - 1] != last_line:
+                return None
+        else:
+            # the last line where the part would end if nothing changed,
+            # or the nearest to it (a trace repeats lines such as "mask")
+            want = start + len(seg) - 1
+            ends = [p for p in range(start, len(mout)) if mout[p] == last_line]
+            if not ends:
+                return None
+            stop = min(ends, key=lambda p: abs(p - want)) + 1
+        new.extend(out[start:stop])
+        pos = stop
+    return head + new
+
+
 def update(captures, files):
     for path in files:
         lines = open(path, encoding="utf-8").read().split("\n")
@@ -222,8 +274,14 @@ def update(captures, files):
             if cmd is None:
                 print("%s: no capture %s, left alone" % (path, name))
                 continue
+            ints = opts.get("mask") == "ints"
             body = lines[first:end]
-            new = ([cmd] if body and body[0].startswith("$ ") else []) + out
+            new = refresh(body, cmd, out, ints)
+            if new is None or compare(new, cmd, out, ints):
+                new = ([cmd] if body and body[0].startswith("$ ") else []) + out
+                print("%s:%d: example %s rewritten whole: its parts no longer "
+                      "match the capture; put its \"...\" gaps back by hand"
+                      % (path, first, name))
             lines[first:end] = new
         open(path, "w", encoding="utf-8").write("\n".join(lines))
     return 0
