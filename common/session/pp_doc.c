@@ -38,6 +38,17 @@ static void key_string_or_null(struct pp_json *j, const char *key,
 		pp_json_null(j);
 }
 
+/* @v, or null when it is not @known. */
+static void key_int_or_null(struct pp_json *j, const char *key, bool known,
+			    int64_t v)
+{
+	pp_json_key(j, key);
+	if (known)
+		pp_json_int(j, v);
+	else
+		pp_json_null(j);
+}
+
 /* A version string of pp_version_get(), or null where it is unknown. */
 static void key_version(struct pp_json *j, const char *key, const char *v)
 {
@@ -72,11 +83,7 @@ static void write_device(struct pp_json *j, const struct pp_session *s)
 	pp_json_key_uint(j, "lid", s->caps.lid);
 	pp_json_key_uint(j, "active_mtu", s->caps.active_mtu);
 	pp_json_key_uint(j, "pkey_index", s->pkey_index);
-	pp_json_key(j, "gid_index");
-	if (have_gid)
-		pp_json_int(j, s->gid_index);
-	else
-		pp_json_null(j);
+	key_int_or_null(j, "gid_index", have_gid, s->gid_index);
 	key_string_or_null(j, "gid",
 			   have_gid ? pp_gid_format(s->gid, gid, sizeof(gid)) :
 				      NULL);
@@ -84,21 +91,9 @@ static void write_device(struct pp_json *j, const struct pp_session *s)
 			   have_gid ? pp_gid_type_name(s->gid_type) : NULL);
 	pp_json_key_bool(j, "gid_auto", s->gid_auto);
 	pp_json_key_bool(j, "grh", s->qcfg.use_grh);
-	pp_json_key(j, "numa_node");
-	if (s->place.node >= 0)
-		pp_json_int(j, s->place.node);
-	else
-		pp_json_null(j);
-	pp_json_key(j, "cpu");
-	if (s->place.cpu >= 0)
-		pp_json_int(j, s->place.cpu);
-	else
-		pp_json_null(j);
-	pp_json_key(j, "cpu_rule");
-	if (s->place.why[0])
-		pp_json_string(j, s->place.why);
-	else
-		pp_json_null(j);
+	key_int_or_null(j, "numa_node", s->place.node >= 0, s->place.node);
+	key_int_or_null(j, "cpu", s->place.cpu >= 0, s->place.cpu);
+	key_string_or_null(j, "cpu_rule", s->place.why);
 	pp_json_end_object(j);
 }
 
@@ -335,16 +330,8 @@ static void write_clock(struct pp_json *j, const struct pp_session *s)
 	else
 		pp_json_null(j);
 	key_string_or_null(j, "why", c->why);
-	pp_json_key(j, "diff_ns");
-	if (c->compared)
-		pp_json_int(j, c->diff_ns);
-	else
-		pp_json_null(j);
-	pp_json_key(j, "elapsed_ns");
-	if (c->compared)
-		pp_json_int(j, c->elapsed_ns);
-	else
-		pp_json_null(j);
+	key_int_or_null(j, "diff_ns", c->compared, c->diff_ns);
+	key_int_or_null(j, "elapsed_ns", c->compared, c->elapsed_ns);
 	pp_json_key_bool(j, "differs",
 			 c->compared &&
 				 pp_clock_differs(c->diff_ns, c->elapsed_ns));
