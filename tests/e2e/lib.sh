@@ -40,6 +40,14 @@ PP_LOGS=$(mktemp -d "${TMPDIR:-/tmp}/pp-e2e.XXXXXX")
 pp_failed=0
 pp_gid_opt=() # "-g $PP_GID" when PP_GID is set
 pp_pid=       # PID of the last pp_server
+pp_t0=${EPOCHREALTIME/./} # the script's start, in microseconds
+
+# pp_at: the seconds since the script started ("12.3 s"), for the log lines
+# that say where a slow test spends its time.
+pp_at() {
+	local us=$((${EPOCHREALTIME/./} - pp_t0))
+	printf '%d.%d s' $((us / 1000000)) $((us % 1000000 / 100000))
+}
 
 pp_exit_hooks=() # commands pp_cleanup runs first (pp_on_exit)
 
@@ -95,7 +103,7 @@ pp_bin() {
 pp_server() {
 	local name=$1 log=$2
 	shift 2
-	echo "start $name: $*"
+	echo "start $name at $(pp_at): $*"
 	timeout -k 5 "$PP_STEP_TIMEOUT" "$@" >"$log" 2>&1 &
 	pp_pid=$!
 }
@@ -130,8 +138,9 @@ pp_wait_port() {
 pp_client() {
 	local name=$1 log=$2 status=0
 	shift 2
-	echo "run $name: $*"
+	echo "run $name at $(pp_at): $*"
 	timeout -k 5 "$PP_STEP_TIMEOUT" "$@" >"$log" 2>&1 || status=$?
+	echo "end $name at $(pp_at): status $status"
 	return "$status"
 }
 
@@ -139,6 +148,7 @@ pp_client() {
 pp_wait() {
 	local status=0
 	wait "$1" || status=$?
+	echo "waited for $1 until $(pp_at): status $status"
 	return "$status"
 }
 

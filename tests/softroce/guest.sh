@@ -424,7 +424,7 @@ mount -t sysfs sys /sys
 while read -r mod; do
 	insmod "/modules/$mod" || fail "cannot load module $mod"
 done </modules/order
-mount -t 9p -o trans=virtio,version=9p2000.L,ro hostroot /mnt ||
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot /mnt ||
 	fail "cannot mount the host root over 9p"
 mount -t proc proc /mnt/proc
 mount -t sysfs sys /mnt/sys
