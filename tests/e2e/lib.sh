@@ -158,9 +158,13 @@ pp_wait() {
 pp_wait_line() {
 	local i line
 	for ((i = 0; i < ${3:-20} * 100; i++)); do
-		while IFS= read -r line; do
-			[[ $line =~ $1 ]] && return 0
-		done <"$2"
+		# FILE may not exist yet: a background process's log is created
+		# when its shell gets to the redirection
+		if [[ -e $2 ]]; then
+			while IFS= read -r line; do
+				[[ $line =~ $1 ]] && return 0
+			done <"$2"
+		fi
 		sleep 0.01
 	done
 	return 1
