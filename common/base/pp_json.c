@@ -306,6 +306,26 @@ int pp_json_key_uint(struct pp_json *j, const char *key, uint64_t v)
 	return ret ? ret : pp_json_uint(j, v);
 }
 
+int pp_json_key_int_or_null(struct pp_json *j, const char *key, bool known,
+			    int64_t v)
+{
+	int ret = pp_json_key(j, key);
+
+	if (ret)
+		return ret;
+	return known ? pp_json_int(j, v) : pp_json_null(j);
+}
+
+int pp_json_key_string_or_null(struct pp_json *j, const char *key,
+			       const char *s)
+{
+	int ret = pp_json_key(j, key);
+
+	if (ret)
+		return ret;
+	return s && *s ? pp_json_string(j, s) : pp_json_null(j);
+}
+
 int pp_json_key_double(struct pp_json *j, const char *key, double v)
 {
 	int ret = pp_json_key(j, key);

@@ -156,6 +156,15 @@ int pp_json_key_uint(struct pp_json *j, const char *key, uint64_t v);
 int pp_json_key_double(struct pp_json *j, const char *key, double v);
 int pp_json_key_bool(struct pp_json *j, const char *key, bool v);
 
+/*
+ * A member whose value may be unknown: @v, or null when !@known (an
+ * integer), or when @s is NULL or empty (a string).  Same returns.
+ */
+int pp_json_key_int_or_null(struct pp_json *j, const char *key, bool known,
+			    int64_t v);
+int pp_json_key_string_or_null(struct pp_json *j, const char *key,
+			       const char *s);
+
 /**
  * pp_json_valid() - is @text exactly one JSON value (RFC 8259, white space
  * around it allowed, valid UTF-8, nested at most 64 deep)?

@@ -28,31 +28,11 @@
 
 #define PP_DOC_SCHEMA 1
 
-static void key_string_or_null(struct pp_json *j, const char *key,
-			       const char *v)
-{
-	pp_json_key(j, key);
-	if (v && *v)
-		pp_json_string(j, v);
-	else
-		pp_json_null(j);
-}
-
-/* @v, or null when it is not @known. */
-static void key_int_or_null(struct pp_json *j, const char *key, bool known,
-			    int64_t v)
-{
-	pp_json_key(j, key);
-	if (known)
-		pp_json_int(j, v);
-	else
-		pp_json_null(j);
-}
-
 /* A version string of pp_version_get(), or null where it is unknown. */
 static void key_version(struct pp_json *j, const char *key, const char *v)
 {
-	key_string_or_null(j, key, strcmp(v, PP_VERSION_UNKNOWN) ? v : NULL);
+	pp_json_key_string_or_null(j, key,
+				   strcmp(v, PP_VERSION_UNKNOWN) ? v : NULL);
 }
 
 /* "software": the git commit and the libibverbs versions (pp_version.h). */
@@ -76,24 +56,25 @@ static void write_device(struct pp_json *j, const struct pp_session *s)
 
 	pp_json_key(j, "device");
 	pp_json_begin_object(j);
-	key_string_or_null(j, "name", s->caps.devname);
+	pp_json_key_string_or_null(j, "name", s->caps.devname);
 	pp_json_key_uint(j, "port", s->caps.ib_port);
-	key_string_or_null(j, "link_layer",
-			   pp_link_layer_name(s->caps.link_layer));
+	pp_json_key_string_or_null(j, "link_layer",
+				   pp_link_layer_name(s->caps.link_layer));
 	pp_json_key_uint(j, "lid", s->caps.lid);
 	pp_json_key_uint(j, "active_mtu", s->caps.active_mtu);
 	pp_json_key_uint(j, "pkey_index", s->pkey_index);
-	key_int_or_null(j, "gid_index", have_gid, s->gid_index);
-	key_string_or_null(j, "gid",
-			   have_gid ? pp_gid_format(s->gid, gid, sizeof(gid)) :
-				      NULL);
-	key_string_or_null(j, "gid_type",
-			   have_gid ? pp_gid_type_name(s->gid_type) : NULL);
+	pp_json_key_int_or_null(j, "gid_index", have_gid, s->gid_index);
+	pp_json_key_string_or_null(
+		j, "gid",
+		have_gid ? pp_gid_format(s->gid, gid, sizeof(gid)) : NULL);
+	pp_json_key_string_or_null(
+		j, "gid_type", have_gid ? pp_gid_type_name(s->gid_type) : NULL);
 	pp_json_key_bool(j, "gid_auto", s->gid_auto);
 	pp_json_key_bool(j, "grh", s->qcfg.use_grh);
-	key_int_or_null(j, "numa_node", s->place.node >= 0, s->place.node);
-	key_int_or_null(j, "cpu", s->place.cpu >= 0, s->place.cpu);
-	key_string_or_null(j, "cpu_rule", s->place.why);
+	pp_json_key_int_or_null(j, "numa_node", s->place.node >= 0,
+				s->place.node);
+	pp_json_key_int_or_null(j, "cpu", s->place.cpu >= 0, s->place.cpu);
+	pp_json_key_string_or_null(j, "cpu_rule", s->place.why);
 	pp_json_end_object(j);
 }
 
@@ -264,7 +245,7 @@ static void write_counters_side(struct pp_json *j, const struct pp_session *s,
 		pp_counters_json(j, &c->peer);
 	} else if (mine && c->err) {
 		pp_json_begin_object(j);
-		key_string_or_null(j, "device", s->caps.devname);
+		pp_json_key_string_or_null(j, "device", s->caps.devname);
 		pp_json_key_uint(j, "port", s->caps.ib_port);
 		pp_json_key_string(j, "error", strerror(c->err));
 		pp_json_end_object(j);
@@ -329,9 +310,9 @@ static void write_clock(struct pp_json *j, const struct pp_session *s)
 		pp_json_double(j, c->ghz);
 	else
 		pp_json_null(j);
-	key_string_or_null(j, "why", c->why);
-	key_int_or_null(j, "diff_ns", c->compared, c->diff_ns);
-	key_int_or_null(j, "elapsed_ns", c->compared, c->elapsed_ns);
+	pp_json_key_string_or_null(j, "why", c->why);
+	pp_json_key_int_or_null(j, "diff_ns", c->compared, c->diff_ns);
+	pp_json_key_int_or_null(j, "elapsed_ns", c->compared, c->elapsed_ns);
 	pp_json_key_bool(j, "differs",
 			 c->compared &&
 				 pp_clock_differs(c->diff_ns, c->elapsed_ns));
@@ -360,8 +341,9 @@ int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 						     s->agreed.transport :
 						     o->transport));
 	write_started(&j, s->started);
-	key_string_or_null(&j, "host", host);
-	key_string_or_null(&j, "peer", o->host ? o->host : s->peer_addr);
+	pp_json_key_string_or_null(&j, "host", host);
+	pp_json_key_string_or_null(&j, "peer",
+				   o->host ? o->host : s->peer_addr);
 	write_device(&j, s);
 	write_params(&j, s);
 	write_addresses(&j, s);
@@ -371,7 +353,7 @@ int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 	pp_json_key(&j, "status");
 	pp_json_begin_object(&j);
 	pp_json_key_int(&j, "exit", exit_status);
-	key_string_or_null(&j, "error", error);
+	pp_json_key_string_or_null(&j, "error", error);
 	pp_json_end_object(&j);
 	pp_json_end_object(&j);
 	return pp_json_finish(&j);

@@ -378,15 +378,6 @@ void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f)
 	fflush(f);
 }
 
-static void key_str_or_null(struct pp_json *j, const char *key, const char *s)
-{
-	pp_json_key(j, key);
-	if (s && *s)
-		pp_json_string(j, s);
-	else
-		pp_json_null(j);
-}
-
 static void key_us(struct pp_json *j, const char *key, double us)
 {
 	pp_json_key(j, key);
@@ -410,25 +401,26 @@ static void json_hosts(const struct pp_mesh_view *v, struct pp_json *j)
 		pp_json_begin_object(j);
 		pp_json_key_uint(j, "rank", i);
 		pp_json_key_bool(j, "joined", r->joined);
-		key_str_or_null(j, "host", r->joined ? f->host : NULL);
+		pp_json_key_string_or_null(j, "host",
+					   r->joined ? f->host : NULL);
 		pp_json_key_string(j, "label", r->label);
-		key_str_or_null(j, "addr", r->addr);
-		key_str_or_null(j, "gone", r->gone ? r->gone_why : NULL);
-		key_str_or_null(j, "device", f->dev);
+		pp_json_key_string_or_null(j, "addr", r->addr);
+		pp_json_key_string_or_null(j, "gone",
+					   r->gone ? r->gone_why : NULL);
+		pp_json_key_string_or_null(j, "device", f->dev);
 		pp_json_key_uint(j, "port", f->ib_port);
 		pp_json_key_uint(j, "active_mtu", f->active_mtu);
-		pp_json_key(j, "gid_index");
-		if (r->joined && f->gid_index >= 0)
-			pp_json_int(j, f->gid_index);
-		else
-			pp_json_null(j);
-		key_str_or_null(j, "gid", f->gid_index >= 0 ? f->gid : NULL);
-		key_str_or_null(j, "gid_kind",
-				r->joined ? gid_kind(f, kind, sizeof(kind)) :
-					    NULL);
-		key_str_or_null(j, "gid_reason", f->gid_reason);
-		key_str_or_null(j, "version", f->version);
-		key_str_or_null(j, "error", f->error);
+		pp_json_key_int_or_null(j, "gid_index",
+					r->joined && f->gid_index >= 0,
+					f->gid_index);
+		pp_json_key_string_or_null(j, "gid",
+					   f->gid_index >= 0 ? f->gid : NULL);
+		pp_json_key_string_or_null(
+			j, "gid_kind",
+			r->joined ? gid_kind(f, kind, sizeof(kind)) : NULL);
+		pp_json_key_string_or_null(j, "gid_reason", f->gid_reason);
+		pp_json_key_string_or_null(j, "version", f->version);
+		pp_json_key_string_or_null(j, "error", f->error);
 		pp_json_end_object(j);
 	}
 	pp_json_end_array(j);
@@ -443,9 +435,9 @@ static void json_side(const struct pp_mesh_view *v, struct pp_json *j,
 	pp_json_key_uint(j, "rank", rank);
 	pp_json_key_string(j, "role", role);
 	pp_json_key_bool(j, "reported", s->have);
-	key_str_or_null(j, "step",
-			s->have ? pp_mesh_code_name(s->r.step) : NULL);
-	key_str_or_null(j, "error", s->have ? s->r.reason : NULL);
+	pp_json_key_string_or_null(
+		j, "step", s->have ? pp_mesh_code_name(s->r.step) : NULL);
+	pp_json_key_string_or_null(j, "error", s->have ? s->r.reason : NULL);
 	pp_json_key(j, "doc");
 	if (!s->doc || pp_json_raw(j, s->doc))
 		pp_json_null(j);
@@ -465,21 +457,14 @@ static void json_pairs(const struct pp_mesh_view *v, struct pp_json *j)
 			pp_json_begin_object(j);
 			pp_json_key_uint(j, "a", a);
 			pp_json_key_uint(j, "b", b);
-			pp_json_key(j, "round");
-			if (c->ran)
-				pp_json_uint(j, c->round);
-			else
-				pp_json_null(j);
+			pp_json_key_int_or_null(j, "round", c->ran, c->round);
 			pp_json_key_string(j, "result",
 					   pp_mesh_code_name(c->code));
 			pp_json_key_bool(j, "passed", c->code == PP_MESH_OK);
 			key_us(j, "median_usec", c->median_us);
-			pp_json_key(j, "path_mtu");
-			if (c->path_mtu)
-				pp_json_uint(j, c->path_mtu);
-			else
-				pp_json_null(j);
-			key_str_or_null(j, "why", detail(c)->why);
+			pp_json_key_int_or_null(j, "path_mtu", c->path_mtu != 0,
+						c->path_mtu);
+			pp_json_key_string_or_null(j, "why", detail(c)->why);
 			pp_json_key(j, "sides");
 			pp_json_begin_array(j);
 			json_side(v, j, a, "server", &detail(c)->side[0]);
@@ -592,7 +577,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 		if (v->ranks[i].gone)
 			pp_json_uint(j, i);
 	pp_json_end_array(j);
-	key_str_or_null(j, "stopped", v->stopped);
+	pp_json_key_string_or_null(j, "stopped", v->stopped);
 	pp_json_key_uint(j, "exit_status", (uint64_t)v->exit_status);
 	pp_json_end_object(j);
 }
@@ -608,9 +593,9 @@ int pp_mesh_write_json(const struct pp_mesh_view *v, FILE *f)
 	pp_json_key_uint(&j, "schema", 1);
 	pp_json_key_string(&j, "tool", v->tool);
 	pp_json_key_string(&j, "transport", v->transport);
-	key_str_or_null(&j, "run", v->what);
+	pp_json_key_string_or_null(&j, "run", v->what);
 	pp_json_key_string(&j, "launcher", pp_mesh_launcher_name(v->launcher));
-	key_str_or_null(&j, "root", v->root);
+	pp_json_key_string_or_null(&j, "root", v->root);
 	pp_json_key_uint(&j, "port", v->port);
 	pp_json_key_uint(&j, "size", v->n);
 	pp_json_key_bool(&j, "serial", v->serial);

@@ -329,6 +329,28 @@ START_TEST(test_nesting_commas)
 }
 END_TEST
 
+START_TEST(test_or_null)
+{
+	struct doc d;
+	char *text;
+
+	doc_open(&d, false);
+	pp_json_begin_object(&d.j);
+	ck_assert_int_eq(pp_json_key_int_or_null(&d.j, "k", true, -3), 0);
+	ck_assert_int_eq(pp_json_key_int_or_null(&d.j, "zero", true, 0), 0);
+	ck_assert_int_eq(pp_json_key_int_or_null(&d.j, "u", false, 7), 0);
+	ck_assert_int_eq(pp_json_key_string_or_null(&d.j, "s", "x"), 0);
+	ck_assert_int_eq(pp_json_key_string_or_null(&d.j, "e", ""), 0);
+	ck_assert_int_eq(pp_json_key_string_or_null(&d.j, "n", NULL), 0);
+	pp_json_end_object(&d.j);
+	text = doc_close(&d, 0);
+	ck_assert_str_eq(text, "{\"k\":-3,\"zero\":0,\"u\":null,\"s\":\"x\","
+			       "\"e\":null,\"n\":null}\n");
+	ck_assert(json_valid(text));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_pretty)
 {
 	struct doc d;
@@ -657,6 +679,7 @@ static Suite *json_suite(void)
 	tcase_add_test(tw, test_escape);
 	tcase_add_test(tw, test_escape_keys);
 	tcase_add_test(tw, test_nesting_commas);
+	tcase_add_test(tw, test_or_null);
 	tcase_add_test(tw, test_pretty);
 	tcase_add_test(tw, test_doubles);
 	tcase_add_test(tw, test_nan_in_array);
