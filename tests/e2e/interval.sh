@@ -133,6 +133,7 @@ json_intervals "server: JSON interval lines, then the document" "$PP_LOGS/json.s
 # --- -D with --samples: every raw sample
 samples=$PP_LOGS/samples.csv
 pair raw "$rc" "" -D 1 -s 8 --samples "$samples"
+((cst == 0 && sst == 0)) || show "$PP_LOGS/raw.client" "$PP_LOGS/raw.server"
 pp_expect_status "$cst" 0 "-D --samples client"
 pp_expect_status "$sst" 0 "-D --samples server"
 n=$(sed -n 's/^latency usec: n \([0-9]*\) .*/\1/p' "$PP_LOGS/raw.client")
