@@ -46,14 +46,33 @@ known=(test_stats:test_huge_values test_hs:sock_accept_emfile)
 export CK_FORK=no
 failed=0
 noted=()
-for prog in "${progs[@]}"; do
-	name=${prog##*/}
-	[[ $name == test_* ]] || continue # a script (unit.layers), not a suite
-	out=$build/valgrind-$name.log
-	rc=0
+# memcheck PROG: run PROG under valgrind; its status goes to a file beside
+# its log. The programs run as many at a time as there are CPUs.
+memcheck() {
+	local out=$build/valgrind-${1##*/}.log rc=0
 	timeout 900 valgrind -q --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --error-exitcode=99 \
-		"$prog" >"$out" 2>&1 || rc=$?
+		"$1" >"$out" 2>&1 || rc=$?
+	echo "$rc" >"$out.status"
+}
+running=0
+for prog in "${progs[@]}"; do
+	[[ ${prog##*/} == test_* ]] || continue # a script (unit.layers), not a suite
+	rm -f "$build/valgrind-${prog##*/}.log.status"
+	if ((running >= $(nproc))); then
+		wait -n
+		running=$((running - 1))
+	fi
+	memcheck "$prog" &
+	running=$((running + 1))
+done
+wait
+for prog in "${progs[@]}"; do
+	name=${prog##*/}
+	[[ $name == test_* ]] || continue
+	out=$build/valgrind-$name.log
+	rc=1
+	read -r rc <"$out.status" || true
 	((rc != 0)) || continue
 	# Check's failure lines: FILE:LINE:F|E:CASE:TEST:ITERATION: message
 	mapfile -t bad < <(sed -n 's/^[^:]*:[0-9]*:[EF]:[^:]*:\([^:]*\):.*/\1/p' \

@@ -60,15 +60,12 @@ if ! { cmake -S "$top" -B "$build" -DCMAKE_C_COMPILER=clang -DPP_FUZZ=ON \
 	exit 1
 fi
 
-failed=0
-for entry in "${harnesses[@]}"; do
-	name=${entry%%:*}
-	max_len=${entry#*:}
+# fuzz_one NAME MAX_LEN: the kept inputs, then NAME for $secs seconds; its
+# one result line goes to run/NAME/result, and its status to run/NAME/status.
+fuzz_one() {
+	local name=$1 max_len=$2 bin work rc=0 execs input what regress opts
 	bin=$build/tests/fuzz/$name
 	work=$build/tests/fuzz/run/$name
-	rm -rf "$work"
-	mkdir -p "$work/corpus" "$work/artifacts"
-	cp "$here/corpus/$name"/* "$work/corpus/"
 	opts=(-max_len="$max_len" -timeout=10 -rss_limit_mb=2048
 		-artifact_prefix="$work/artifacts/" -print_final_stats=1)
 
@@ -76,24 +73,49 @@ for entry in "${harnesses[@]}"; do
 	regress=("$here/crashes/$name"/*)
 	if [[ -e ${regress[0]} ]] &&
 		! "$bin" "${opts[@]}" "${regress[@]}" >"$work/regress.log" 2>&1; then
-		echo "$name: FAILED on a kept input of tests/fuzz/crashes/$name (log: $work/regress.log)"
-		failed=1
-		continue
+		echo "$name: FAILED on a kept input of tests/fuzz/crashes/$name (log: $work/regress.log)" >"$work/result"
+		echo 1 >"$work/status"
+		return
 	fi
 
-	rc=0
 	timeout $((secs + 120)) "$bin" "${opts[@]}" -max_total_time="$secs" \
 		"$work/corpus" >"$work/fuzz.log" 2>&1 || rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
 		"$work/fuzz.log" | tail -n 1)
 	if ((rc == 0)); then
-		echo "$name: ${execs:-?} executions in ${secs} s, ok"
-		continue
+		echo "$name: ${execs:-?} executions in ${secs} s, ok" >"$work/result"
+		echo 0 >"$work/status"
+		return
 	fi
-	failed=1
 	input=$(find "$work/artifacts" -type f | head -n 1)
 	what=${input##*/}
 	what=${what%%-*}
-	echo "$name: FAILED (${what:-exit $rc}) after ${execs:-?} executions; input: ${input:-none}; log: $work/fuzz.log"
+	echo "$name: FAILED (${what:-exit $rc}) after ${execs:-?} executions; input: ${input:-none}; log: $work/fuzz.log" >"$work/result"
+	echo 1 >"$work/status"
+}
+
+# The harnesses run as many at a time as there are CPUs (each one process).
+running=0
+for entry in "${harnesses[@]}"; do
+	name=${entry%%:*}
+	work=$build/tests/fuzz/run/$name
+	rm -rf "$work"
+	mkdir -p "$work/corpus" "$work/artifacts"
+	cp "$here/corpus/$name"/* "$work/corpus/"
+	if ((running >= $(nproc))); then
+		wait -n
+		running=$((running - 1))
+	fi
+	fuzz_one "$name" "${entry#*:}" &
+	running=$((running + 1))
+done
+wait
+failed=0
+for entry in "${harnesses[@]}"; do
+	work=$build/tests/fuzz/run/${entry%%:*}
+	cat "$work/result" 2>/dev/null || echo "${entry%%:*}: FAILED (no result)"
+	st=1
+	read -r st <"$work/status" 2>/dev/null || true
+	((st == 0)) || failed=1
 done
 exit "$failed"
