@@ -207,10 +207,6 @@ run_job() {
 		reason="cancelled by the host before it started"
 		: >"$job/output"
 	else
-		# The host's root is cached here (cache=loose): forget it between
-		# jobs, so that a job sees the files as the host has them now (a
-		# binary rebuilt since the last job, as the mutation test does).
-		echo 3 >/proc/sys/vm/drop_caches
 		(
 			PP_TMPKEEP=()
 			# shellcheck source=/dev/null # written by guest.sh

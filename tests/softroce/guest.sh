@@ -424,13 +424,29 @@ mount -t sysfs sys /sys
 while read -r mod; do
 	insmod "/modules/$mod" || fail "cannot load module $mod"
 done </modules/order
+# The host root twice: hostroot cached (cache=loose: the guest keeps what it
+# read of the system's binaries and libraries, which do not change while it
+# runs), hostfresh uncached. Every top-level directory but /usr and /etc
+# (the projects, their builds, /tmp, ...) comes from hostfresh, so that a
+# job sees a file as the host has it now: a binary rebuilt between two jobs.
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot /mnt ||
 	fail "cannot mount the host root over 9p"
+mkdir -p /fresh
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostfresh /fresh ||
+	fail "cannot mount the host root over 9p (uncached)"
+for d in /fresh/*; do
+	case ${d#/fresh/} in
+	usr | etc | proc | sys | dev | run | tmp) continue ;;
+	esac
+	if [ -d "$d" ] && [ ! -L "$d" ]; then
+		mount --bind "$d" "/mnt/${d#/fresh/}" || fail "cannot bind $d"
+	fi
+done
 mount -t proc proc /mnt/proc
 mount -t sysfs sys /mnt/sys
 mount -t devtmpfs dev /mnt/dev
 mkdir -p /hosttmp
-mount --bind /mnt/tmp /hosttmp
+mount --bind /fresh/tmp /hosttmp
 mount -t tmpfs -o mode=1777 tmp /mnt/tmp
 mount -t tmpfs -o mode=755 run /mnt/run
 mkdir -p /mnt/run/pp-softroce
@@ -546,6 +562,7 @@ boot_qemu() {
 		-kernel "$entry/vmlinuz" -initrd "$entry/initrd.img" \
 		-append "console=ttyS0 quiet panic=-1" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path=/,mount_tag=hostfresh,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$share,mount_tag=ppshare,security_model=none" \
 		</dev/null >"$console" 2>&1 &
 	qemu_pid=$!
