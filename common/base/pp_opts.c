@@ -222,6 +222,37 @@ static const struct opt_def opt_table[] = {
 		.unset = "the P_Key at --pkey-index",
 	},
 	{
+		.id = PP_OPT_QP_TIMEOUT,
+		.name = "qp-timeout",
+		.letter = 'u',
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL & ~TOOL_BIT(PP_TOOL_UD),
+		.min = 0,
+		.max = PP_MAX_QP_TIMEOUT,
+		.help = "local ACK timeout of the RC QPs: 4.096 us * 2^N before a resend, 0 waits for ever",
+	},
+	{
+		.id = PP_OPT_RETRY_COUNT,
+		.name = "retry-count",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL & ~TOOL_BIT(PP_TOOL_UD),
+		.min = 0,
+		.max = PP_MAX_RETRY_COUNT,
+		.help = "resends after a timeout before the send fails with retry exceeded (a dead peer is named after about 4.096 us * 2^qp-timeout * (N + 1))",
+	},
+	{
+		.id = PP_OPT_RNR_RETRY,
+		.name = "rnr-retry",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOLS_ALL & ~TOOL_BIT(PP_TOOL_UD),
+		.min = 0,
+		.max = PP_MAX_RNR_RETRY,
+		.help = "resends while the peer has no receive posted (RNR NAK), 7 for ever",
+	},
+	{
 		.id = PP_OPT_CHECK,
 		.name = "chk",
 		.letter = 'c',
@@ -925,12 +956,32 @@ static void opt_build(enum pp_tool tool, char *shorts, struct option *longs)
 	*longs = (struct option){ 0 };
 }
 
-/* The end of an "unknown option" line: why UD has no -m, or "see --help". */
-static const char *opt_not_here(const struct pp_opts *o, bool is_mtu)
+/* The reason UD has no option @name (a long name), or NULL. */
+static const char *ud_lacks(const char *name, size_t len)
 {
-	if (o->tool == PP_TOOL_UD && is_mtu)
+	static const char *const rc_only[] = { "qp-timeout", "retry-count",
+					       "rnr-retry" };
+	size_t i;
+
+	if (len == 3 && !strncmp(name, "mtu", 3))
 		return ": UD has no path MTU option, each message must fit the port's active MTU (--show-gids prints it)";
-	return " (see --help)";
+	for (i = 0; i < sizeof(rc_only) / sizeof(rc_only[0]); i++)
+		if (len == strlen(rc_only[i]) &&
+		    !strncmp(name, rc_only[i], len))
+			return ": UD sends are never acknowledged, so there is no ACK timeout or retry to set (rc_pingpong, srq_pingpong and xrc_pingpong have it)";
+	return NULL;
+}
+
+/*
+ * The end of an "unknown option" line: why UD lacks an option (@name, @len:
+ * its long name), or "see --help".
+ */
+static const char *opt_not_here(const struct pp_opts *o, const char *name,
+				size_t len)
+{
+	const char *why = o->tool == PP_TOOL_UD ? ud_lacks(name, len) : NULL;
+
+	return why ? why : " (see --help)";
 }
 
 /* getopt_long said '?' with optopt 0: an unknown or ambiguous long option. */
@@ -962,8 +1013,7 @@ static void opt_unknown_long(const struct pp_opts *o, const char *text,
 	else
 		pp_err_set(err, "unknown option '--%.*s' for %s%s", (int)len,
 			   name, pp_tool_name(o->tool),
-			   opt_not_here(o,
-					len == 3 && !strncmp(name, "mtu", 3)));
+			   opt_not_here(o, name, len));
 }
 
 /* getopt_long said '?' (@missing false) or ':' (@missing true). */
@@ -981,10 +1031,15 @@ static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
 		pp_err_set(err, "option %s takes no value",
 			   opt_label(d, label, sizeof(label)));
 	} else if (optopt) {
+		/* the long name of a letter that another tool has */
+		const char *ln = optopt == 'm' ? "mtu" :
+				 optopt == 'u' ? "qp-timeout" :
+						 "";
+
 		if (optopt > 0 && optopt < 127 && optopt > ' ')
 			pp_err_set(err, "unknown option '-%c' for %s%s", optopt,
 				   pp_tool_name(o->tool),
-				   opt_not_here(o, optopt == 'm'));
+				   opt_not_here(o, ln, strlen(ln)));
 		else
 			pp_err_set(err, "unknown option (see --help)");
 	} else {
@@ -994,7 +1049,15 @@ static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
 
 /* Options of ours that the stock wire format cannot carry. */
 static const enum pp_opt_id not_stock[] = {
-	PP_OPT_WARMUP, PP_OPT_SWEEP, PP_OPT_DURATION, PP_OPT_OP, PP_OPT_PROBE,
+	PP_OPT_WARMUP, PP_OPT_SWEEP,	  PP_OPT_DURATION,    PP_OPT_OP,
+	PP_OPT_PROBE,  PP_OPT_QP_TIMEOUT, PP_OPT_RETRY_COUNT, PP_OPT_RNR_RETRY,
+};
+
+/* The RTS attributes of reliable QPs: nothing to set on UC (or UD). */
+static const enum pp_opt_id rc_only[] = {
+	PP_OPT_QP_TIMEOUT,
+	PP_OPT_RETRY_COUNT,
+	PP_OPT_RNR_RETRY,
 };
 
 /* Options that --probe chooses itself, or that make no sense for its rows. */
@@ -1150,6 +1213,12 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 			     "-D runs for a time, -n a number of exchanges",
 			     err))
 		return EINVAL;
+	for (i = 0; i < sizeof(rc_only) / sizeof(rc_only[0]); i++)
+		if (opt_check_one_of(
+			    o, PP_OPT_UC, rc_only[i],
+			    "UC sends are never acknowledged: there is no ACK timeout or retry to set",
+			    err))
+			return EINVAL;
 	for (i = 0;
 	     o->rdma_core && i < sizeof(not_stock) / sizeof(not_stock[0]);
 	     i++) {

@@ -76,6 +76,9 @@ enum pp_opt_id {
 	PP_OPT_NEW_SEND,    /* -N, --new_send: the ibv_wr_*() post API */
 	PP_OPT_MAX_MEM,	    /* --max-mem: a server's buffers per client */
 	PP_OPT_PKEY,	    /* --pkey: the partition's P_Key */
+	PP_OPT_QP_TIMEOUT,  /* -u, --qp-timeout: RC local ACK timeout */
+	PP_OPT_RETRY_COUNT, /* --retry-count: RC transport retries */
+	PP_OPT_RNR_RETRY,   /* --rnr-retry: RC receiver-not-ready retries */
 	PP_OPT_COUNT
 };
 
@@ -130,7 +133,9 @@ struct pp_opts {
 	 * size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu
 	 * (-m, bytes; 0: the ports' active MTU), sl (-l), hop_limit, tclass,
-	 * pkey, flow_label (--hop-limit, --pkey, ...), num_qps (-q); the
+	 * pkey, flow_label (--hop-limit, --pkey, ...), num_qps (-q),
+	 * qp_timeout, retry_count, rnr_retry (-u, --retry-count, --rnr-retry:
+	 * the RC QPs' RTS attributes); the
 	 * bools sweep (-a), validate (-c), no_inline (--no-inline), counters
 	 * (--counters).
 	 */

@@ -79,6 +79,13 @@
 #define PP_MAX_PKEY_INDEX 65535U   /* the port's table is the real bound */
 #define PP_DEFAULT_PKEY 0xffffU	   /* the default partition, full member */
 #define PP_PKEY_PARTITION 0x7fffU  /* the partition; bit 15: full member */
+/* RTS of RC QPs: local ACK timeout exponent (0: infinite), retries */
+#define PP_MAX_QP_TIMEOUT 31U
+#define PP_MAX_RETRY_COUNT 7U
+#define PP_MAX_RNR_RETRY 7U	 /* 7: retry for ever */
+#define PP_DEFAULT_QP_TIMEOUT 14 /* 4.096 us * 2^14 = 67 ms */
+#define PP_DEFAULT_RETRY_COUNT 7
+#define PP_DEFAULT_RNR_RETRY 7
 /* -D: room for this many samples per second (one round trip >= 1 us) */
 #define PP_DURATION_RATE 1000000ULL
 #define PP_SWEEP_TOP (8ULL << 20) /* -a without -s: up to 8 MiB */
@@ -129,6 +136,17 @@ enum pp_zero {
 	NUM(num_qps, PP_OPT_NUM_QPS, uint32_t, 28, PP_IN(v, 1, PP_MAX_QPS),    \
 	    PP_ZERO_VALUE, "num_qps", "QPs", "", "num_qps", false,             \
 	    tr->default_qps, NULL)                                             \
+	NUM(qp_timeout, PP_OPT_QP_TIMEOUT, uint8_t, 64,                        \
+	    v <= PP_MAX_QP_TIMEOUT, PP_ZERO_VALUE, "qp_timeout", "QP timeout",  \
+	    "", "qp_timeout", p->transport == PP_TR_UD, PP_DEFAULT_QP_TIMEOUT, \
+	    NULL)                                                              \
+	NUM(retry_count, PP_OPT_RETRY_COUNT, uint8_t, 65,                      \
+	    v <= PP_MAX_RETRY_COUNT, PP_ZERO_VALUE, "retry_count",             \
+	    "retry count", "", "retry_count", p->transport == PP_TR_UD,        \
+	    PP_DEFAULT_RETRY_COUNT, NULL)                                      \
+	NUM(rnr_retry, PP_OPT_RNR_RETRY, uint8_t, 66, v <= PP_MAX_RNR_RETRY,   \
+	    PP_ZERO_VALUE, "rnr_retry", "RNR retry", "", "rnr_retry",          \
+	    p->transport == PP_TR_UD, PP_DEFAULT_RNR_RETRY, NULL)              \
 	LOCAL(use_event, "use_event", true)                                    \
 	LOCAL(hugepages, "hugepages", true)                                    \
 	FLAG(validate, PP_OPT_CHECK, PP_F_VALIDATE, 0x0001, false,             \

@@ -543,6 +543,9 @@ int pp_session_connect_qps(struct pp_session *s)
 		.flow_label = p->flow_label,
 		.op = (enum pp_op)p->op,
 		.is_server = s->conn.is_server,
+		.qp_timeout = p->qp_timeout,
+		.retry_count = p->retry_count,
+		.rnr_retry = p->rnr_retry,
 		.short_retry = s->short_retry,
 		.trace = &s->trace,
 	};

@@ -111,11 +111,15 @@ int pp_qp_attr(const struct pp_qp_cfg *cfg, enum pp_qp_step step,
 	if (mask & IBV_QP_SQ_PSN)
 		attr->sq_psn = local_psn;
 	if (mask & IBV_QP_TIMEOUT)
-		attr->timeout = 14;
+		attr->timeout = cfg->qp_timeout;
 	if (mask & IBV_QP_RETRY_CNT)
-		attr->retry_cnt = cfg->short_retry ? PP_QP_SHORT_RETRY : 7;
+		attr->retry_cnt = cfg->short_retry &&
+						  cfg->retry_count >
+							  PP_QP_SHORT_RETRY ?
+					  PP_QP_SHORT_RETRY :
+					  cfg->retry_count;
 	if (mask & IBV_QP_RNR_RETRY)
-		attr->rnr_retry = 7;
+		attr->rnr_retry = cfg->rnr_retry;
 	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
 		attr->max_rd_atomic =
 			pp_op_rd_atomic(cfg->op, cfg->is_server, false);

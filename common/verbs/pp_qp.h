@@ -6,7 +6,8 @@
  * (which attribute, which mask bit, for which transport) are unit-tested
  * without a device and shown by --trace; pp_qp_modify() applies them.  The
  * values are the ones rdma-core's examples use (docs/bringup.md says why):
- * RC RTR min_rnr_timer 12; RTS timeout 14, retry_cnt 7, rnr_retry 7; UD
+ * RC RTR min_rnr_timer 12; RTS timeout, retry_cnt, rnr_retry from the
+ * configuration (by default 14, 7, 7: rdma-core's examples); UD
  * qkey 0x11111111.  What the operation needs (pp_op.h) sets the rest:
  * qp_access_flags at INIT (0 for send), max_dest_rd_atomic at RTR (1 on the
  * server of read and atomics, else 0) and max_rd_atomic at RTS (1 on their
@@ -51,8 +52,17 @@ struct pp_qp_cfg {
 	uint8_t traffic_class; /* ... traffic class */
 	uint32_t flow_label;   /* ... flow label, 20 bits */
 	/*
-	 * RTS: retry PP_QP_SHORT_RETRY times instead of 7 (--probe's rows):
-	 * a path that never acknowledges fails with "retry exceeded" in about
+	 * RTS of RC QPs, agreed in the handshake (-u, --retry-count,
+	 * --rnr-retry): the local ACK timeout exponent (4.096 us * 2^N; 0:
+	 * infinite), the resends after a timeout, the resends after an RNR
+	 * NAK (7: infinite)
+	 */
+	uint8_t qp_timeout;
+	uint8_t retry_count;
+	uint8_t rnr_retry;
+	/*
+	 * RTS: retry at most PP_QP_SHORT_RETRY times (--probe's rows): a path
+	 * that never acknowledges fails with "retry exceeded" in about
 	 * 4 x 67 ms rather than 8 x 67 ms
 	 */
 	bool short_retry;

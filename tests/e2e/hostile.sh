@@ -49,8 +49,8 @@ hostile() {
 hostile garbage "bad HELLO from the client: bad magic" \
 	"ERROR: bad HELLO from the client: bad magic"
 hostile truncated "the client closed the connection before sending HELLO"
-hostile badversion "protocol version: client 6, server 5" \
-	"ERROR: protocol version: client 6, server 5"
+hostile badversion "protocol version: client 7, server 6" \
+	"ERROR: protocol version: client 7, server 6"
 # -T 2: dropped after 2 s, and not much later (the peer measures it)
 hostile silent \
 	"no HELLO from the client within 2 s \(is the peer running\? raise -T/--timeout\)" \

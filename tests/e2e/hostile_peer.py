@@ -4,8 +4,8 @@
 
 MODE is one of
   garbage     64 random bytes (fixed seed): not our protocol at all
-  truncated   a HELLO header announcing 64 bytes, 10 of them, then close
-  badversion  a HELLO of protocol version 6 (ours is 5)
+  truncated   a HELLO header announcing 68 bytes, 10 of them, then close
+  badversion  a HELLO of protocol version 7 (ours is 6)
   silent      connect and send nothing; wait (at most 30 s) for the server
   close       connect and close at once
   uc-read     a good HELLO of rc_pingpong asking for RDMA Read on UC
@@ -32,7 +32,8 @@ import time
 MAGIC = 0x50504E47
 HELLO = 1
 ERROR = 5
-VERSION = 5  # PP_WIRE_VERSION; VERSION + 1 is a future one
+VERSION = 6  # PP_WIRE_VERSION; VERSION + 1 is a future one
+HELLO_LEN = 68  # PP_WIRE_HELLO_LEN
 
 
 def header(version, mtype, length):
@@ -41,18 +42,19 @@ def header(version, mtype, length):
 
 def hello_body():
     # the body does not matter: every case is refused before it is decoded
-    return bytes(64)
+    return bytes(HELLO_LEN)
 
 
 def hello(tool, transport, op=0, size=4096, link_layer=0, gid_index=0xFFFF,
           gid_type=0, peer_gid_index=0xFFFF, pkey=0xFFFF):
-    """A HELLO body that decodes (pp_wire.h's layout, version 5)."""
+    """A HELLO body that decodes (pp_wire.h's layout, version 6)."""
     return struct.pack(
-        ">BBHIQQIIBBHHBBIIBBHIBBHI",
+        ">BBHIQQIIBBHHBBIIBBHIBBHIBBBB",
         tool, transport, 0, 0, size, 10, 500, 1,  # flags, mtu, size, iters
         0, link_layer, 1024, gid_index, gid_type, 0,  # sl, link, active MTU, GID
         0, 0, 64, 0, pkey, 0,  # warmup, duration, hop limit, tclass, P_Key, flow
-        op, 0, peer_gid_index, 5000)  # op, reserved, peer_gid_index, -T in ms
+        op, 0, peer_gid_index, 5000,  # op, reserved, peer_gid_index, -T in ms
+        14, 7, 7, 0)  # QP timeout, retry count, RNR retry, reserved
 
 
 OP_CASES = {
@@ -88,27 +90,27 @@ def main():
         rnd = random.Random(9)
         s.sendall(bytes(rnd.randrange(256) for _ in range(64)))
     elif mode == "truncated":
-        s.sendall(header(VERSION, HELLO, 64) + hello_body()[:10])
+        s.sendall(header(VERSION, HELLO, HELLO_LEN) + hello_body()[:10])
         s.close()
         print("closed")
         return
     elif mode == "badversion":
-        s.sendall(header(VERSION + 1, HELLO, 64) + hello_body())
+        s.sendall(header(VERSION + 1, HELLO, HELLO_LEN) + hello_body())
     elif mode == "silent":
         t0 = time.monotonic()
         answer = read_answer(s)
         print("%s after %d ms" % (answer, (time.monotonic() - t0) * 1000))
         return
     elif mode in OP_CASES:
-        s.sendall(header(VERSION, HELLO, 64) + hello(*OP_CASES[mode]))
+        s.sendall(header(VERSION, HELLO, HELLO_LEN) + hello(*OP_CASES[mode]))
     elif mode == "peergid":
         # rc on Ethernet, its GID 1 RoCE v2, asking for the server's GID N
-        s.sendall(header(VERSION, HELLO, 64) + hello(
+        s.sendall(header(VERSION, HELLO, HELLO_LEN) + hello(
             1, 1, link_layer=2, gid_index=1, gid_type=3,
             peer_gid_index=int(sys.argv[4])))
     elif mode == "pkey":
         # rc on Ethernet with a GID, in partition P_Key N (argv[4])
-        s.sendall(header(VERSION, HELLO, 64) + hello(
+        s.sendall(header(VERSION, HELLO, HELLO_LEN) + hello(
             1, 1, link_layer=2, gid_index=1, gid_type=3,
             pkey=int(sys.argv[4], 0)))
     elif mode == "close":

@@ -67,6 +67,9 @@ static void session_sweep(void)
 		.tclass = 0x6a,
 		.pkey = 0x8001,
 		.flow_label = 0xabcde,
+		.qp_timeout = 10,
+		.retry_count = 1,
+		.rnr_retry = 7,
 	};
 	local = (struct pp_addr){ .qpn = 17, .psn = 0x123456 };
 	remote = (struct pp_addr){ .qpn = 18, .psn = 0x654321 };
@@ -159,7 +162,7 @@ static const char fields[] =
 	"assert all(v is None or (isinstance(v, str) and v) for v in sw.values()), sw\n"
 	"assert sw[\"libibverbs_built\"] is not None, sw\n"
 	"assert sorted(d[\"device\"]) == sorted([\"name\", \"port\", \"link_layer\", \"lid\", \"active_mtu\", \"pkey_index\", \"gid_index\", \"gid\", \"gid_type\", \"gid_auto\", \"grh\", \"numa_node\", \"cpu\", \"cpu_rule\"])\n"
-	"assert sorted(d[\"params\"]) == sorted([\"op\", \"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey\", \"flow_label\", \"num_qps\", \"use_event\", \"hugepages\", \"validate\", \"inline\", \"counters\", \"timeout_ms\", \"tcp_port\", \"interval_s\"])\n"
+	"assert sorted(d[\"params\"]) == sorted([\"op\", \"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey\", \"flow_label\", \"num_qps\", \"qp_timeout\", \"retry_count\", \"rnr_retry\", \"use_event\", \"hugepages\", \"validate\", \"inline\", \"counters\", \"timeout_ms\", \"tcp_port\", \"interval_s\"])\n"
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
 	"assert sorted(d[\"status\"]) == [\"error\", \"exit\"]\n"
 	"if d[\"clock\"] is not None:\n"
@@ -208,6 +211,7 @@ START_TEST(test_sweep_document)
 			"assert p[\"tcp_port\"] == 18515 and p[\"timeout_ms\"] == 5000\n"
 			"assert p[\"hop_limit\"] == 64 and p[\"tclass\"] == 0x6a\n"
 			"assert p[\"pkey\"] == \"0x8001\" and p[\"flow_label\"] == 0xabcde\n"
+			"assert p[\"qp_timeout\"] == 10 and p[\"retry_count\"] == 1 and p[\"rnr_retry\"] == 7, p\n"
 			"assert dev[\"pkey_index\"] == 3 and dev[\"grh\"] is True\n"
 			"a = d[\"addresses\"]\n"
 			"assert a[\"local\"] == [{\"lid\": 0, \"qpn\": 17, \"psn\": 0x123456, \"gid\": \"::ffff:10.99.0.1\"}], a\n"
@@ -261,6 +265,7 @@ START_TEST(test_failed_early_document)
 			"assert d[\"device\"][\"gid_index\"] is None and d[\"device\"][\"gid_type\"] is None\n"
 			"assert d[\"params\"][\"mtu\"] is None and d[\"params\"][\"iters\"] is None\n"
 			"assert d[\"params\"][\"duration_s\"] == 3 and d[\"params\"][\"size\"] == 1024\n"
+			"assert [d[\"params\"][k] for k in (\"qp_timeout\", \"retry_count\", \"rnr_retry\")] == [None] * 3\n"
 			"assert d[\"addresses\"] == {\"local\": [], \"remote\": []}\n"
 			"assert d[\"results\"] == []\n"
 			"assert d[\"status\"] == {\"exit\": 1, \"error\": \"no RDMA device found\"}\n",

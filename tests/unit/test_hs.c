@@ -101,6 +101,9 @@ START_TEST(build_copies_options)
 	o.rx_depth = 33;
 	o.num_qps = 7;
 	o.sl = 5;
+	o.qp_timeout = 0;
+	o.retry_count = 3;
+	o.rnr_retry = 6;
 	pp_hello_build(&o, &caps, -1, PP_GID_TYPE_NONE, &h);
 	ck_assert_uint_eq(h.tool, PP_TOOL_SRQ);
 	ck_assert_uint_eq(h.transport, PP_TR_SRQ);
@@ -111,6 +114,9 @@ START_TEST(build_copies_options)
 	ck_assert_uint_eq(h.rx_depth, 33);
 	ck_assert_uint_eq(h.num_qps, 7);
 	ck_assert_uint_eq(h.sl, 5);
+	ck_assert_uint_eq(h.qp_timeout, 0);
+	ck_assert_uint_eq(h.retry_count, 3);
+	ck_assert_uint_eq(h.rnr_retry, 6);
 	ck_assert_uint_eq(h.link_layer, LL_IB);
 	ck_assert_uint_eq(h.active_mtu, 2048);
 	ck_assert_uint_eq(h.gid_index, PP_GID_INDEX_NONE);
@@ -146,9 +152,15 @@ START_TEST(adopt_client_params)
 	cl.o.flow_label = 0x12345;
 	cl.o.pkey = 0x8001;
 	cl.o.timeout_ms = 1500;
+	cl.o.qp_timeout = 10;
+	cl.o.retry_count = 1;
+	cl.o.rnr_retry = 0;
 	cl.caps.link_layer = LL_ETH;
 	pp_hello_build(&cl.o, &cl.caps, 0, PP_GID_TYPE_ROCE_V1, &cl.h);
-	ck_assert_uint_eq(srv.h.hop_limit, 64); /* the server's default */
+	ck_assert_uint_eq(srv.h.hop_limit, 64);	 /* the server's default */
+	ck_assert_uint_eq(srv.h.qp_timeout, 14); /* the server's defaults */
+	ck_assert_uint_eq(srv.h.retry_count, 7);
+	ck_assert_uint_eq(srv.h.rnr_retry, 7);
 
 	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
 	ck_assert_uint_eq(agreed.tool, PP_TOOL_RC);
@@ -166,6 +178,10 @@ START_TEST(adopt_client_params)
 	ck_assert_uint_eq(agreed.pkey, 0x8001);
 	/* the client's -T: the deadline both sides' waits follow */
 	ck_assert_uint_eq(agreed.timeout_ms, 1500);
+	/* the client's RTS attributes: both sides' RC QPs give up alike */
+	ck_assert_uint_eq(agreed.qp_timeout, 10);
+	ck_assert_uint_eq(agreed.retry_count, 1);
+	ck_assert_uint_eq(agreed.rnr_retry, 0);
 	/* The server's own port fields. */
 	ck_assert_uint_eq(agreed.active_mtu, 1024);
 	ck_assert_uint_eq(agreed.gid_index, 1);
@@ -190,12 +206,15 @@ START_TEST(hello_describe)
 		.tclass = 106,
 		.flow_label = 0xabcde,
 		.num_qps = 1,
+		.qp_timeout = 10,
+		.retry_count = 1,
+		.rnr_retry = 7,
 	};
 	char buf[512], small[10];
 
 	ck_assert_str_eq(
 		pp_hello_describe(&h, buf, sizeof(buf)),
-		"operation send, size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key 0xffff, flow label 703710, QPs 1, data validation on, inline sends off, port counters off");
+		"operation send, size 4096, size sweep (-a) off, iterations 1000, duration 5 s, warm-up 0, rx depth 500, MTU auto, SL 2, hop limit 64, traffic class 106, P_Key 0xffff, flow label 703710, QPs 1, QP timeout 10, retry count 1, RNR retry 7, data validation on, inline sends off, port counters off");
 	h.mtu = 1024;
 	ck_assert_ptr_nonnull(strstr(pp_hello_describe(&h, buf, sizeof(buf)),
 				     ", MTU 1024, "));
@@ -223,6 +242,9 @@ START_TEST(adopt_explicit_equal_is_fine)
 	set_opt(&srv.o, PP_OPT_RX_DEPTH);
 	set_opt(&srv.o, PP_OPT_SL);
 	set_opt(&srv.o, PP_OPT_CHECK);
+	set_opt(&srv.o, PP_OPT_QP_TIMEOUT);
+	set_opt(&srv.o, PP_OPT_RETRY_COUNT);
+	set_opt(&srv.o, PP_OPT_RNR_RETRY);
 	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(agreed.num_qps, 16);
 }
@@ -372,6 +394,28 @@ static void mm_flow_label(struct side *srv, struct side *cl)
 	set_opt(&srv->o, PP_OPT_FLOW_LABEL);
 	srv->o.flow_label = 0xfffff;
 	cl->o.flow_label = 1;
+}
+
+/* The RTS attributes, given on the server, must be what the client asks. */
+static void mm_qp_timeout(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_QP_TIMEOUT);
+	srv->o.qp_timeout = 10;
+	cl->o.qp_timeout = 0;
+}
+
+static void mm_retry_count(struct side *srv, struct side *cl)
+{
+	(void)cl;
+	set_opt(&srv->o, PP_OPT_RETRY_COUNT);
+	srv->o.retry_count = 1;
+}
+
+static void mm_rnr_retry(struct side *srv, struct side *cl)
+{
+	set_opt(&srv->o, PP_OPT_RNR_RETRY);
+	srv->o.rnr_retry = 7;
+	cl->o.rnr_retry = 3;
 }
 
 /* The P_Key value is compared, not an index into two different tables. */
@@ -560,6 +604,12 @@ static const struct mismatch mismatches[] = {
 	  "flow label: client 1, server 1048575" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_pkey,
 	  "P_Key: client 0x8001, server 0x8002" },
+	{ PP_TOOL_RC, PP_TOOL_RC, mm_qp_timeout,
+	  "QP timeout: client 0, server 10" },
+	{ PP_TOOL_XRC, PP_TOOL_XRC, mm_retry_count,
+	  "retry count: client 7, server 1" },
+	{ PP_TOOL_SRQ, PP_TOOL_SRQ, mm_rnr_retry,
+	  "RNR retry: client 3, server 7" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_grh_roce,
 	  "GRH: RoCE needs a GRH, and the client has no GID (give -g; see --show-gids)" },
 	{ PP_TOOL_RC, PP_TOOL_RC, mm_uc, "transport: client rc, server uc" },
@@ -1602,7 +1652,7 @@ static void be32(uint8_t *p, uint32_t v)
 START_TEST(sock_version_mismatch)
 {
 	uint8_t hdr[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN] = { 0 };
-	const char *want = "protocol version: client 6, server 5";
+	const char *want = "protocol version: client 7, server 6";
 	struct result r;
 	struct child ch;
 	struct pp_msg m;
@@ -1644,7 +1694,7 @@ static int srv_next(const struct pp_conn *c, const void *arg,
 		be32(out + 8, PP_WIRE_ERROR_LEN);
 		be32(out + 12, EPROTONOSUPPORT);
 		strcpy((char *)out + 16,
-		       "protocol version: client 5, server 6");
+		       "protocol version: client 6, server 7");
 		return pp_sock_write_all(c->fd, out, sizeof(out),
 					 pp_deadline(3000));
 	}
@@ -1673,7 +1723,7 @@ START_TEST(sock_client_sees_new_server)
 	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
 	close(c.fd);
 	ck_assert_int_eq(collect(&ch, &r), 0);
-	ck_assert_str_eq(err.msg, "protocol version: client 5, server 6");
+	ck_assert_str_eq(err.msg, "protocol version: client 6, server 7");
 	if (send_error) {
 		ck_assert_int_eq(rc, ECONNABORTED);
 		ck_assert(err.remote);
@@ -2284,7 +2334,7 @@ static const struct {
 START_TEST(wait_done_bad)
 {
 	static const uint8_t short_alive[] = {
-		0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x08,
+		0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x08,
 		0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01,
 	};
 	struct pp_msg ready = { .type = PP_MSG_READY };

@@ -977,6 +977,88 @@ START_TEST(test_grh_options)
 }
 END_TEST
 
+/* The RTS attributes of the reliable QPs: -u, --retry-count, --rnr-retry. */
+START_TEST(test_qp_retry_options)
+{
+	struct pp_opts o;
+	char *text;
+
+	/* the defaults: rdma-core's examples' 14, 7, 7 */
+	expect_ok(&o, PP_TOOL_RC, "host");
+	ck_assert_uint_eq(o.qp_timeout, 14);
+	ck_assert_uint_eq(o.retry_count, 7);
+	ck_assert_uint_eq(o.rnr_retry, 7);
+	ck_assert(!(o.set & PP_OPT_BIT(PP_OPT_QP_TIMEOUT)));
+	expect_ok(&o, PP_TOOL_RC, "--qp-timeout 10 --retry-count 1 host");
+	ck_assert_uint_eq(o.qp_timeout, 10);
+	ck_assert_uint_eq(o.retry_count, 1);
+	ck_assert_uint_eq(o.rnr_retry, 7);
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_QP_TIMEOUT));
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_RETRY_COUNT));
+	ck_assert(!(o.set & PP_OPT_BIT(PP_OPT_RNR_RETRY)));
+	/* the bounds, both ends; perftest's -u for the timeout */
+	expect_ok(&o, PP_TOOL_SRQ, "-u 0 --retry-count 0 --rnr-retry 0");
+	ck_assert_uint_eq(o.qp_timeout, 0);
+	ck_assert_uint_eq(o.retry_count, 0);
+	ck_assert_uint_eq(o.rnr_retry, 0);
+	expect_ok(&o, PP_TOOL_XRC, "-u 31 --retry-count=7 --rnr-retry 7");
+	ck_assert_uint_eq(o.qp_timeout, 31);
+	ck_assert_uint_eq(o.retry_count, 7);
+	ck_assert_uint_eq(o.rnr_retry, 7);
+	expect_fail(PP_TOOL_RC, "--qp-timeout 32", ERANGE,
+		    "--qp-timeout 32 is out of range: allowed 0..31", NULL);
+	expect_fail(PP_TOOL_RC, "-u 32", ERANGE,
+		    "-u/--qp-timeout 32 is out of range: allowed 0..31", NULL);
+	expect_fail(PP_TOOL_SRQ, "--retry-count 8", ERANGE,
+		    "--retry-count 8 is out of range: allowed 0..7", NULL);
+	expect_fail(PP_TOOL_XRC, "--rnr-retry 8", ERANGE,
+		    "--rnr-retry 8 is out of range: allowed 0..7", NULL);
+	expect_fail(PP_TOOL_RC, "--rnr-retry -1", EINVAL,
+		    "invalid value '-1' for --rnr-retry", NULL);
+	expect_fail(PP_TOOL_RC, "--retry-count", EINVAL, "--retry-count",
+		    "needs a value");
+	/* no acknowledgements, nothing to time out: UD and UC refuse them */
+	expect_fail(PP_TOOL_UD, "--qp-timeout 10", EINVAL,
+		    "unknown option '--qp-timeout' for ud_pingpong",
+		    "UD sends are never acknowledged");
+	expect_fail(PP_TOOL_UD, "-u 10", EINVAL, "unknown option '-u'",
+		    "UD sends are never acknowledged");
+	expect_fail(PP_TOOL_UD, "--retry-count=1", EINVAL,
+		    "unknown option '--retry-count'",
+		    "UD sends are never acknowledged");
+	expect_fail(PP_TOOL_UD, "--rnr-retry 1", EINVAL,
+		    "unknown option '--rnr-retry'",
+		    "UD sends are never acknowledged");
+	expect_fail(PP_TOOL_RC, "--uc --retry-count 1", EINVAL,
+		    "--uc and --retry-count both given",
+		    "UC sends are never acknowledged");
+	expect_fail(PP_TOOL_RC, "--uc -u 3", EINVAL,
+		    "--uc and -u/--qp-timeout both given", NULL);
+	expect_fail(PP_TOOL_RC, "--uc --rnr-retry 3", EINVAL,
+		    "--uc and --rnr-retry both given", NULL);
+	/* the stock wire format cannot carry them */
+	expect_fail(PP_TOOL_RC, "--rdma-core --qp-timeout 10", EINVAL,
+		    "-u/--qp-timeout is not available with --rdma-core", NULL);
+	expect_fail(PP_TOOL_SRQ, "--rdma-core --retry-count 1", EINVAL,
+		    "--retry-count is not available with --rdma-core", NULL);
+	expect_fail(PP_TOOL_XRC, "--rdma-core --rnr-retry 1", EINVAL,
+		    "--rnr-retry is not available with --rdma-core", NULL);
+	/* --help: the letter, the bounds' meaning and the default */
+	text = usage_of(PP_TOOL_RC);
+	squeeze_spaces(text);
+	ck_assert_ptr_nonnull(strstr(text, "-u, --qp-timeout=N"));
+	ck_assert_ptr_nonnull(strstr(text, "0 waits for ever (default 14)"));
+	ck_assert_ptr_nonnull(strstr(text, "--retry-count=N"));
+	ck_assert_ptr_nonnull(strstr(text, "--rnr-retry=N"));
+	ck_assert_ptr_nonnull(strstr(text, "7 for ever (default 7)"));
+	free(text);
+	text = usage_of(PP_TOOL_UD);
+	ck_assert_ptr_null(strstr(text, "qp-timeout"));
+	ck_assert_ptr_null(strstr(text, "retry"));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_measure_rdma_core_output)
 {
 	struct pp_opts o;
@@ -1120,6 +1202,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_probe);
 	tcase_add_test(tc, test_measure_rdma_core_inline);
 	tcase_add_test(tc, test_parse_counters);
+	tcase_add_test(tc, test_qp_retry_options);
 	tcase_add_test(tc, test_measure_rdma_core_output);
 	tcase_add_test(tc, test_grh_options);
 	tcase_add_test(tc, test_man_matches_usage);

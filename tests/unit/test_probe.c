@@ -319,6 +319,9 @@ START_TEST(short_retry)
 		.transport = PP_TR_RC,
 		.ib_port = 1,
 		.path_mtu = 1024,
+		.qp_timeout = PP_DEFAULT_QP_TIMEOUT,
+		.retry_count = PP_DEFAULT_RETRY_COUNT,
+		.rnr_retry = PP_DEFAULT_RNR_RETRY,
 		.short_retry = true,
 	};
 	struct ibv_qp_attr a;
@@ -327,6 +330,11 @@ START_TEST(short_retry)
 		  IBV_QP_RETRY_CNT);
 	ck_assert_uint_eq(a.retry_cnt, PP_QP_SHORT_RETRY);
 	ck_assert_uint_eq(a.timeout, 14);
+	/* a --retry-count below the probe's is kept */
+	c.retry_count = 1;
+	pp_qp_attr(&c, PP_QP_RTS, 0x123, NULL, &a);
+	ck_assert_uint_eq(a.retry_cnt, 1);
+	c.retry_count = PP_DEFAULT_RETRY_COUNT;
 	c.short_retry = false;
 	pp_qp_attr(&c, PP_QP_RTS, 0x123, NULL, &a);
 	ck_assert_uint_eq(a.retry_cnt, 7);

@@ -64,6 +64,9 @@ static const struct pp_qp_cfg rc_roce = {
 	.hop_limit = 64,
 	.traffic_class = 0x6a,
 	.flow_label = 0xabcde,
+	.qp_timeout = PP_DEFAULT_QP_TIMEOUT,
+	.retry_count = PP_DEFAULT_RETRY_COUNT,
+	.rnr_retry = PP_DEFAULT_RNR_RETRY,
 };
 
 START_TEST(rc_rtr)
@@ -137,6 +140,44 @@ START_TEST(rc_rts)
 		"    sq_psn                    0x123456\n"
 		"    mask                      IBV_QP_STATE|IBV_QP_TIMEOUT|IBV_QP_RETRY_CNT|IBV_QP_RNR_RETRY|IBV_QP_MAX_QP_RD_ATOMIC|IBV_QP_SQ_PSN\n");
 	free(text);
+}
+END_TEST
+
+/* -u 10 --retry-count 1 --rnr-retry 3: the RTS attributes that --trace shows. */
+START_TEST(rc_rts_chosen)
+{
+	struct ibv_qp_attr attr;
+	struct pp_trace tr;
+	struct sink s;
+	char *text;
+	int mask;
+	struct pp_qp_cfg cfg = rc_roce;
+
+	cfg.qp_timeout = 10;
+	cfg.retry_count = 1;
+	cfg.rnr_retry = 3;
+	mask = pp_qp_attr(&cfg, PP_QP_RTS, 0x123456, NULL, &attr);
+	ck_assert_uint_eq(attr.timeout, 10);
+	ck_assert_uint_eq(attr.retry_cnt, 1);
+	ck_assert_uint_eq(attr.rnr_retry, 3);
+	trace_start(&tr, &s);
+	pp_trace_qp(&tr, 0x11, pp_qp_step_name(PP_QP_RTS), &attr, mask);
+	text = trace_text(&s);
+	ck_assert_str_eq(
+		text,
+		"[   1.234 ms +0.120] modify QP 0x000011 to RTS\n"
+		"    qp_state                  RTS\n"
+		"    timeout                   10 (4.096 us * 2^10 = 4.2 ms)\n"
+		"    retry_cnt                 1\n"
+		"    rnr_retry                 3\n"
+		"    max_rd_atomic             0\n"
+		"    sq_psn                    0x123456\n"
+		"    mask                      IBV_QP_STATE|IBV_QP_TIMEOUT|IBV_QP_RETRY_CNT|IBV_QP_RNR_RETRY|IBV_QP_MAX_QP_RD_ATOMIC|IBV_QP_SQ_PSN\n");
+	free(text);
+	/* -u 0: no timeout at all */
+	cfg.qp_timeout = 0;
+	pp_qp_attr(&cfg, PP_QP_RTS, 0x123456, NULL, &attr);
+	ck_assert_uint_eq(attr.timeout, 0);
 }
 END_TEST
 
@@ -292,6 +333,7 @@ static Suite *trace_suite(void)
 
 	tcase_add_test(tc, rc_rtr);
 	tcase_add_test(tc, rc_rts);
+	tcase_add_test(tc, rc_rts_chosen);
 	tcase_add_test(tc, ud_init);
 	tcase_add_test(tc, decode_other);
 	suite_add_tcase(s, tc);

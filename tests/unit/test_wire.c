@@ -35,6 +35,9 @@ static const struct pp_hello good_hello = {
 	.hop_limit = 64,
 	.pkey = 0xffff,
 	.timeout_ms = 5000,
+	.qp_timeout = 14,
+	.retry_count = 7,
+	.rnr_retry = 7,
 };
 
 static void set_be(uint8_t *p, size_t width, uint64_t v)
@@ -161,6 +164,10 @@ static void assert_hello_eq(const struct pp_hello *a, const struct pp_hello *b)
 	ck_assert_uint_eq(a->flow_label, b->flow_label);
 	ck_assert_uint_eq(a->warmup, b->warmup);
 	ck_assert_uint_eq(a->duration_s, b->duration_s);
+	ck_assert_uint_eq(a->op, b->op);
+	ck_assert_uint_eq(a->qp_timeout, b->qp_timeout);
+	ck_assert_uint_eq(a->retry_count, b->retry_count);
+	ck_assert_uint_eq(a->rnr_retry, b->rnr_retry);
 }
 
 static void assert_addr_eq(const struct pp_addr *a, const struct pp_addr *b)
@@ -305,7 +312,7 @@ static void expect_hdr_err(int err, const char *why, struct pp_hdr *h)
 START_TEST(test_body_len)
 {
 	hello_msg(&in);
-	ck_assert_uint_eq(pp_wire_body_len(&in), 64);
+	ck_assert_uint_eq(pp_wire_body_len(&in), 68);
 	addrs_msg(&in, 1);
 	ck_assert_uint_eq(pp_wire_body_len(&in), 52);
 	addrs_msg(&in, 3);
@@ -463,8 +470,8 @@ END_TEST
 /* Hand-written: one row per group of fields, as in the layout comment. */
 /* clang-format off */
 static const uint8_t golden_hello[] = {
-	/* header: "PPNG", version 5, type 1, length 64 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00, 0x40,
+	/* header: "PPNG", version 6, type 1, length 68 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x01, 0x00, 0x00, 0x00, 0x44,
 	/* 0 tool, 1 transport, 2 flags (validate, sweep, no inline), 4 mtu 1024 */
 	0x04, 0x05, 0x00, 0x07, 0x00, 0x00, 0x04, 0x00,
 	/* 8 size 0x12345678 */
@@ -484,6 +491,8 @@ static const uint8_t golden_hello[] = {
 	/* 56 op 5 (cmp-swap), 57 reserved, 58 peer_gid_index 0xcd,
 	 * 60 timeout_ms 1500 */
 	0x05, 0, 0x00, 0xcd, 0x00, 0x00, 0x05, 0xdc,
+	/* 64 qp_timeout 31, 65 retry_count 1, 66 rnr_retry 6, 67 reserved */
+	0x1f, 0x01, 0x06, 0,
 };
 /* clang-format on */
 
@@ -510,12 +519,15 @@ static const struct pp_hello golden_hello_val = {
 	.peer_gid_index = 0xcd,
 	.timeout_ms = 1500,
 	.op = 5,
+	.qp_timeout = 31,
+	.retry_count = 1,
+	.rnr_retry = 6,
 };
 
 /* clang-format off */
 static const uint8_t golden_addrs[] = {
-	/* header: "PPNG", version 5, type 2, length 52 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x02, 0x00, 0x00, 0x00, 0x34,
+	/* header: "PPNG", version 6, type 2, length 52 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x02, 0x00, 0x00, 0x00, 0x34,
 	/* count 1 */
 	0x00, 0x00, 0x00, 0x01,
 	/* lid 0x1234, reserved, qpn 0xabcdef */
@@ -530,8 +542,8 @@ static const uint8_t golden_addrs[] = {
 };
 
 static const uint8_t golden_gids[] = {
-	/* header: "PPNG", version 5, type 7, length 76 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x07, 0x00, 0x00, 0x00, 0x4c,
+	/* header: "PPNG", version 6, type 7, length 76 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x07, 0x00, 0x00, 0x00, 0x4c,
 	/* count 2, reserved */
 	0x00, 0x02, 0x00, 0x00,
 	/* index 1, type RoCE v2, reserved, netdev "eth0.100" */
@@ -563,7 +575,7 @@ START_TEST(test_golden_hello)
 	struct pp_hdr h;
 	size_t n;
 
-	ck_assert_uint_eq(sizeof(golden_hello), PP_WIRE_HDR_LEN + 64);
+	ck_assert_uint_eq(sizeof(golden_hello), PP_WIRE_HDR_LEN + 68);
 	memset(&in, 0, sizeof(in));
 	in.type = PP_MSG_HELLO;
 	in.u.hello = golden_hello_val;
@@ -602,7 +614,7 @@ END_TEST
 
 /* ALIVE: a client's count of 0x0102030405060708 iterations done. */
 static const uint8_t golden_alive[] = {
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x05, 0x00, 0x08, 0x00, 0x00,
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x08, 0x00, 0x00,
 	0x00, 0x08, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 };
 
@@ -687,7 +699,7 @@ START_TEST(test_hdr_bad_version)
 	ck_assert_uint_eq(h.magic, PP_WIRE_MAGIC);
 	ck_assert_uint_eq(h.version, PP_WIRE_VERSION + 1);
 	ck_assert_uint_eq(h.type, PP_MSG_HELLO);
-	ck_assert_uint_eq(h.len, 64);
+	ck_assert_uint_eq(h.len, 68);
 	set_be(buf + 4, 2, 0);
 	expect_hdr_err(EPROTONOSUPPORT, "unsupported protocol version", &h);
 	ck_assert_uint_eq(h.version, 0);
@@ -716,9 +728,10 @@ static const struct {
 	uint32_t len;
 	bool ok;
 } len_table[] = {
-	{ PP_MSG_HELLO, 64, true },
-	{ PP_MSG_HELLO, 63, false },
-	{ PP_MSG_HELLO, 65, false },
+	{ PP_MSG_HELLO, 68, true },
+	{ PP_MSG_HELLO, 64, false }, /* a version-5 HELLO */
+	{ PP_MSG_HELLO, 67, false },
+	{ PP_MSG_HELLO, 69, false },
 	{ PP_MSG_HELLO, 0, false },
 	{ PP_MSG_READY, 0, true },
 	{ PP_MSG_READY, 1, false },
@@ -787,7 +800,7 @@ START_TEST(test_body_short_long)
 	encode_ok(&in);
 	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 24);
 	expect_body_err(&h, EBADMSG, "bad length for message type");
-	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 65);
+	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 69);
 	expect_body_err(&h, EBADMSG, "bad length for message type");
 	/* a header that claims 64 bytes for a DONE */
 	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_DONE, 64);
@@ -799,7 +812,7 @@ START_TEST(test_body_short_long)
 	make_hdr(&h, PP_WIRE_VERSION, 0, 64);
 	expect_body_err(&h, EBADMSG, "unknown message type");
 	/* the same bytes under the right header are fine */
-	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 64);
+	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 68);
 	ck_assert_int_eq(pp_wire_decode_body(&h, buf + 12, &out, &why), 0);
 }
 END_TEST
@@ -860,6 +873,11 @@ static const struct {
 	{ 60, 4, 0, "timeout out of range" },
 	{ 60, 4, PP_WIRE_TIMEOUT_MAX_MS + 1, "timeout out of range" },
 	{ 60, 4, 0xffffffffU, "timeout out of range" },
+	{ 64, 1, PP_MAX_QP_TIMEOUT + 1, "qp_timeout out of range" },
+	{ 64, 1, 0xff, "qp_timeout out of range" },
+	{ 65, 1, PP_MAX_RETRY_COUNT + 1, "retry_count out of range" },
+	{ 66, 1, PP_MAX_RNR_RETRY + 1, "rnr_retry out of range" },
+	{ 67, 1, 1, "reserved field not zero" },
 };
 
 #define N_HELLO_BAD (int)(sizeof(hello_bad) / sizeof(hello_bad[0]))
@@ -926,6 +944,15 @@ static bool hello_set(struct pp_hello *h, size_t off, uint64_t v)
 	case 58:
 		h->peer_gid_index = (uint16_t)v;
 		break;
+	case 64:
+		h->qp_timeout = (uint8_t)v;
+		break;
+	case 65:
+		h->retry_count = (uint8_t)v;
+		break;
+	case 66:
+		h->rnr_retry = (uint8_t)v;
+		break;
 	default:
 		return false;
 	}
@@ -940,6 +967,7 @@ START_TEST(test_encode_hello_bad_field)
 	if (!hello_set(&in.u.hello, hello_bad[_i].off, hello_bad[_i].val)) {
 		/* only the reserved bytes have no struct field */
 		ck_assert(hello_bad[_i].off == 39 || hello_bad[_i].off >= 48);
+		ck_assert(hello_bad[_i].off < 64 || hello_bad[_i].off > 66);
 		return;
 	}
 	ck_assert_int_eq(pp_wire_encode(&in, buf, sizeof(buf), &n), EINVAL);
@@ -1118,7 +1146,7 @@ START_TEST(test_error_under_other_version)
 		assert_msg_eq(&in, &out);
 	}
 
-	/* but only ERROR: anything else under version 5 is refused */
+	/* but only ERROR: anything else under another version is refused */
 	hello_msg(&in);
 	encode_ok(&in);
 	set_be(buf + 4, 2, PP_WIRE_VERSION + 1);

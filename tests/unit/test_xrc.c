@@ -489,6 +489,9 @@ static struct pp_qp_cfg xrc_cfg(bool recv, bool grh)
 		.sgid_index = grh ? 5 : 0,
 		.hop_limit = 64,
 		.pkey_index = 3,
+		.qp_timeout = PP_DEFAULT_QP_TIMEOUT,
+		.retry_count = PP_DEFAULT_RETRY_COUNT,
+		.rnr_retry = PP_DEFAULT_RNR_RETRY,
 		.xrc_recv = recv,
 	};
 }
@@ -586,6 +589,17 @@ START_TEST(test_attr_send_rts)
 	ck_assert_uint_eq(a.retry_cnt, 7);
 	ck_assert_uint_eq(a.rnr_retry, 7);
 	ck_assert_uint_eq(a.max_rd_atomic, 0);
+	/* the agreed --qp-timeout, --retry-count, --rnr-retry */
+	c.qp_timeout = 8;
+	c.retry_count = 2;
+	c.rnr_retry = 0;
+	pp_qp_attr(&c, PP_QP_RTS, 0x222222, &peer, &a);
+	ck_assert_uint_eq(a.timeout, 8);
+	ck_assert_uint_eq(a.retry_cnt, 2);
+	ck_assert_uint_eq(a.rnr_retry, 0);
+	c.qp_timeout = PP_DEFAULT_QP_TIMEOUT;
+	c.retry_count = PP_DEFAULT_RETRY_COUNT;
+	c.rnr_retry = PP_DEFAULT_RNR_RETRY;
 	/* the client of an atomic has one outstanding */
 	c.op = PP_OP_FETCH_ADD;
 	pp_qp_attr(&c, PP_QP_RTS, 0x222222, &peer, &a);
