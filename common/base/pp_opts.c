@@ -240,7 +240,7 @@ static const struct opt_def opt_table[] = {
 		.tools = TOOLS_ALL & ~TOOL_BIT(PP_TOOL_UD),
 		.min = 0,
 		.max = PP_MAX_RETRY_COUNT,
-		.help = "resends after a timeout before the send fails with retry exceeded (a dead peer is named after about 4.096 us * 2^qp-timeout * (N + 1))",
+		.help = "resends after a timeout; a dead peer is named after about 4.096 us * 2^qp-timeout * (N + 1)",
 	},
 	{
 		.id = PP_OPT_RNR_RETRY,
@@ -956,19 +956,26 @@ static void opt_build(enum pp_tool tool, char *shorts, struct option *longs)
 	*longs = (struct option){ 0 };
 }
 
-/* The reason UD has no option @name (a long name), or NULL. */
+/* The RTS attributes of reliable QPs: nothing to set on UC (or UD). */
+static const enum pp_opt_id rc_only[] = {
+	PP_OPT_QP_TIMEOUT,
+	PP_OPT_RETRY_COUNT,
+	PP_OPT_RNR_RETRY,
+};
+
+/* The reason UD has no option @name (a long name, @len bytes), or NULL. */
 static const char *ud_lacks(const char *name, size_t len)
 {
-	static const char *const rc_only[] = { "qp-timeout", "retry-count",
-					       "rnr-retry" };
-	size_t i;
+	size_t i, k;
 
 	if (len == 3 && !strncmp(name, "mtu", 3))
 		return ": UD has no path MTU option, each message must fit the port's active MTU (--show-gids prints it)";
-	for (i = 0; i < sizeof(rc_only) / sizeof(rc_only[0]); i++)
-		if (len == strlen(rc_only[i]) &&
-		    !strncmp(name, rc_only[i], len))
-			return ": UD sends are never acknowledged, so there is no ACK timeout or retry to set (rc_pingpong, srq_pingpong and xrc_pingpong have it)";
+	for (i = 0; i < OPT_TABLE_LEN; i++)
+		for (k = 0; k < sizeof(rc_only) / sizeof(rc_only[0]); k++)
+			if (opt_table[i].id == rc_only[k] &&
+			    strlen(opt_table[i].name) == len &&
+			    !strncmp(opt_table[i].name, name, len))
+				return ": UD sends are never acknowledged, so there is no ACK timeout or retry to set (rc_pingpong, srq_pingpong and xrc_pingpong have them)";
 	return NULL;
 }
 
@@ -1051,13 +1058,6 @@ static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
 static const enum pp_opt_id not_stock[] = {
 	PP_OPT_WARMUP, PP_OPT_SWEEP,	  PP_OPT_DURATION,    PP_OPT_OP,
 	PP_OPT_PROBE,  PP_OPT_QP_TIMEOUT, PP_OPT_RETRY_COUNT, PP_OPT_RNR_RETRY,
-};
-
-/* The RTS attributes of reliable QPs: nothing to set on UC (or UD). */
-static const enum pp_opt_id rc_only[] = {
-	PP_OPT_QP_TIMEOUT,
-	PP_OPT_RETRY_COUNT,
-	PP_OPT_RNR_RETRY,
 };
 
 /* Options that --probe chooses itself, or that make no sense for its rows. */

@@ -523,14 +523,14 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 	};
 }
 
-int pp_session_connect_qps(struct pp_session *s)
+void pp_session_qp_cfg(struct pp_session *s, struct pp_qp_cfg *cfg)
 {
 	const struct pp_hello *p = &s->agreed;
 	bool grh = s->gid_index >= 0 &&
 		   (s->x->grh_toward ? s->x->grh_toward(s->remote[0].gid) :
 				       s->use_grh);
 
-	s->qcfg = (struct pp_qp_cfg){
+	*cfg = (struct pp_qp_cfg){
 		.transport = (enum pp_transport)p->transport,
 		.ib_port = s->caps.ib_port,
 		.path_mtu = p->mtu,
@@ -549,6 +549,11 @@ int pp_session_connect_qps(struct pp_session *s)
 		.short_retry = s->short_retry,
 		.trace = &s->trace,
 	};
+}
+
+int pp_session_connect_qps(struct pp_session *s)
+{
+	pp_session_qp_cfg(s, &s->qcfg);
 	return pp_res_connect(s->res, &s->qcfg, s->remote, &s->err);
 }
 

@@ -222,6 +222,15 @@ void pp_session_end_client(struct pp_session *s);
 int pp_session_connect_qps(struct pp_session *s);
 
 /**
+ * pp_session_qp_cfg() - the QPs' transition settings from the agreed
+ * parameters: what pp_session_connect_qps() applies
+ * @s: a session whose parameters are agreed and whose peer's addresses came
+ * @cfg: filled: path MTU, SL, P_Key index, the GRH, the RC QPs' RTS
+ *       attributes (QP timeout, retry count, RNR retry), the operation
+ */
+void pp_session_qp_cfg(struct pp_session *s, struct pp_qp_cfg *cfg);
+
+/**
  * pp_session_setup() - create the resources, exchange addresses, bring the
  * QPs to RTS, post receives, and wait until both sides are ready
  * @s: a connected session

@@ -31,6 +31,11 @@
 #              started, the server was still running) go to B with the
 #              power-off notice and are asserted there (guest.sh counts a
 #              host that powered off as passed); guest.sh boots A again
+#   power-off-fast  as power-off, with a client that always has a request
+#              outstanding (--op read -s 8) and gives up fast (-u 10
+#              --retry-count 1: 4.096 us x 2^10 x 2 = 8.4 ms): B's line says
+#              retries exceeded, within 1 s of A's power-off notice (not
+#              after -T 10 or the keepalive)
 #   tcp-cut    A drops every TCP segment it sends mid-run (rc polling,
 #              -T 4), RoCE goes on: the connection's keepalive gives up,
 #              and B ends within -T + 5 s of the cut, exit 1, with one line
@@ -42,11 +47,12 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-case_=${1:?usage: twohost_faults.sh loss|link-down|netdev-down|power-off|tcp-cut}
+case_=${1:?usage: twohost_faults.sh loss|link-down|netdev-down|power-off|power-off-fast|tcp-cut}
 pp_pair_need
 port_dir=/sys/class/infiniband/$PP_DEV/ports/1
 timeout_s=10
 slack_s=5
+within_ms= # set: B must end within this many ms of the cut
 # What an error line must name: the server's port, or its network device,
 # that went down (told by A; the port follows the netdev a moment late), or
 # the peer's NIC that stopped acknowledging.  "nothing completed for N ms"
@@ -265,6 +271,13 @@ cut() {
 	else
 		pp_fail "$name: the client on B ended $ms ms after the cut, beyond -T $timeout_s s + $slack_s s"
 	fi
+	if [[ -n $within_ms ]]; then
+		if ((ms <= within_ms)); then
+			echo "ok: $name: the client on B ended within $within_ms ms of the cut ($ms ms)"
+		else
+			pp_fail "$name: the client on B ended $ms ms after the cut, beyond $within_ms ms"
+		fi
+	fi
 	gone_re=$re says_why "$name: the client on B" "$tool" "$log"
 	if [[ $how != off ]]; then
 		pp_hear "$name.up" >/dev/null || true
@@ -337,6 +350,13 @@ link-down)
 	# teardown, not yet understood), so B timed out instead of hearing it.
 	;;
 power-off) cut off.rc off rc_pingpong "$off_re" -s 4096 ;;
+power-off-fast)
+	# the server's host powers off while the client's RDMA Read is
+	# outstanding: 8.4 ms of retries, then "retry exceeded"; the notice
+	# is written before A's sync, so 1 s is wide
+	within_ms=1000 cut off.fast off rc_pingpong "$retry_re" --op read -s 8 \
+		-u 10 --retry-count 1
+	;;
 tcp-cut)
 	# TCP keepalive at -T 4: probes after 2 s of silence, 2 of them 1 s
 	# apart, so B hears within 4 s of the cut that A's host is gone

@@ -33,6 +33,41 @@ static void served_one(int gid_opt)
 	strcpy(s.grh_why, "both sides have a GID");
 }
 
+/* The agreed -u, --retry-count, --rnr-retry reach the QPs' RTS attributes. */
+START_TEST(qp_cfg_follows_agreed)
+{
+	static const struct pp_exchange plain = { 0 };
+	struct ibv_qp_attr a;
+	struct pp_qp_cfg c;
+
+	served_one(-1);
+	s.x = &plain;
+	s.caps.ib_port = 1;
+	s.agreed = (struct pp_hello){
+		.tool = PP_TOOL_RC,
+		.transport = PP_TR_RC,
+		.mtu = 1024,
+		.sl = 2,
+		.hop_limit = 64,
+		.qp_timeout = 10,
+		.retry_count = 1,
+		.rnr_retry = 0,
+	};
+	pp_session_qp_cfg(&s, &c);
+	ck_assert_uint_eq(c.qp_timeout, 10);
+	ck_assert_uint_eq(c.retry_count, 1);
+	ck_assert_uint_eq(c.rnr_retry, 0);
+	ck_assert_uint_eq(c.path_mtu, 1024);
+	ck_assert_uint_eq(c.sl, 2);
+	ck_assert(c.use_grh);
+	ck_assert_uint_eq(c.sgid_index, 3);
+	ck_assert(pp_qp_attr(&c, PP_QP_RTS, 1, NULL, &a) & IBV_QP_TIMEOUT);
+	ck_assert_uint_eq(a.timeout, 10);
+	ck_assert_uint_eq(a.retry_cnt, 1);
+	ck_assert_uint_eq(a.rnr_retry, 0);
+}
+END_TEST
+
 /* No -g: the next client's GID is chosen anew, from nothing. */
 START_TEST(end_client_forgets_gid)
 {
@@ -114,6 +149,7 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, end_client_forgets_gid);
 	tcase_add_test(tc, end_client_keeps_given_gid);
 	tcase_add_test(tc, abandoned_wait_follows_client);
+	tcase_add_test(tc, qp_cfg_follows_agreed);
 	suite_add_tcase(su, tc);
 	return su;
 }
