@@ -138,9 +138,10 @@ trace)
 		pp_fail "the server traced without --trace"
 	fi
 	# the server's own trace: what it adopted from the HELLO and put in
-	# its RTR (it has none of these options itself)
+	# its RTR and RTS (it has none of these options itself)
 	run_pair rc_pingpong --trace -- "${pp_gid_opt[@]}" -n 10 \
-		--hop-limit 5 --tclass 32 --flow-label 0x12345
+		--hop-limit 5 --tclass 32 --flow-label 0x12345 \
+		-u 12 --retry-count 5 --rnr-retry 6
 	pp_expect_status "$sst" 0 "server with --trace"
 	pp_expect_status "$cst" 0 "client, the server with --trace"
 	log=$PP_LOGS/server
@@ -154,6 +155,14 @@ trace)
 		"server trace: the client's traffic class in its RTR"
 	pp_expect_grep '^    ah_attr.grh.flow_label +0x12345$' "$log" \
 		"server trace: the client's flow label in its RTR"
+	pp_expect_grep '\] parameters: .*, QP timeout 12, retry count 5, RNR retry 6, ' \
+		"$log" "server trace: the client's QP timeout and retries agreed"
+	pp_expect_grep '^    timeout +12 \(4.096 us \* 2\^12 = ' "$log" \
+		"server trace: the client's QP timeout in its RTS"
+	pp_expect_grep '^    retry_cnt +5$' "$log" \
+		"server trace: the client's retry count in its RTS"
+	pp_expect_grep '^    rnr_retry +6$' "$log" \
+		"server trace: the client's RNR retry in its RTS"
 	pp_expect_grep '\] (sent|received) HELLO \([0-9]+ bytes\)$' "$log" \
 		"server trace: handshake messages"
 	;;
