@@ -5,7 +5,7 @@
 MODE is one of
   garbage     64 random bytes (fixed seed): not our protocol at all
   truncated   a HELLO header announcing 68 bytes, 10 of them, then close
-  badversion  a HELLO of protocol version 7 (ours is 6)
+  badversion  a HELLO of the protocol version after ours (PP_WIRE_VERSION)
   silent      connect and send nothing; wait (at most 30 s) for the server
   close       connect and close at once
   uc-read     a good HELLO of rc_pingpong asking for RDMA Read on UC
@@ -23,7 +23,9 @@ unless the connection failed.
 The records are docs/protocol.md's: a 12-byte header (magic "PPNG",
 version, type, body length; big endian), ERROR = code + 244 bytes of text.
 """
+import os
 import random
+import re
 import socket
 import struct
 import sys
@@ -32,8 +34,19 @@ import time
 MAGIC = 0x50504E47
 HELLO = 1
 ERROR = 5
-VERSION = 6  # PP_WIRE_VERSION; VERSION + 1 is a future one
-HELLO_LEN = 68  # PP_WIRE_HELLO_LEN
+
+
+def wire_define(name):
+    """A #define of common/base/pp_wire.h, the one source of the format."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "..", "..", "common", "base", "pp_wire.h")
+    with open(path) as f:
+        m = re.search(r"^#define %s (\d+)$" % name, f.read(), re.M)
+    return int(m.group(1))
+
+
+VERSION = wire_define("PP_WIRE_VERSION")  # VERSION + 1 is a future one
+HELLO_LEN = wire_define("PP_WIRE_HELLO_LEN")
 
 
 def header(version, mtype, length):

@@ -10,7 +10,7 @@
 # and CQ take about 96 KiB; the heap settles within about 130 KiB).
 #
 # The hostile fifth cycles through: random bytes, a truncated record, a
-# record of protocol version 6, connect-and-close (bash /dev/tcp: a python
+# record of the protocol version after ours, connect-and-close (bash /dev/tcp: a python
 # start costs seconds in the emulated guest), a ud_pingpong client (wrong
 # transport binary), and an rc client asking for an MTU the port cannot do.
 # Each must cost one line on the server's stderr, naming the client
@@ -29,11 +29,15 @@ rc=$(pp_bin rc_pingpong)
 ud=$(pp_bin ud_pingpong)
 port=$PP_PORT
 slog=$PP_LOGS/server
+# the protocol version, from the one source of the wire format
+ver=$(sed -n 's/^#define PP_WIRE_VERSION \([0-9]*\)$/\1/p' \
+	"$(dirname "$0")/../../common/base/pp_wire.h")
+[[ -n $ver ]] || pp_fail "no PP_WIRE_VERSION in common/base/pp_wire.h"
 kinds=(garbage truncated badversion close wrongbinary badmtu)
 declare -A want=(
 	[garbage]='bad HELLO from the client: bad magic'
 	[truncated]='the client closed the connection before sending HELLO'
-	[badversion]='protocol version: client 7, server 6'
+	[badversion]="protocol version: client $((ver + 1)), server $ver"
 	[close]='the client closed the connection before sending HELLO'
 	[wrongbinary]='transport binary: client ud_pingpong, server rc_pingpong'
 	[badmtu]='MTU: .*4096.*'
@@ -53,8 +57,8 @@ hostile() {
 	local st=0
 	case $1 in
 	garbage) raw '\x47\x45\x54\x20/ HTTP/1.0\r\n\r\n' ;;
-	truncated) raw "$hdr"'\x00\x05\x00\x01\x00\x00\x00\x40\x00\x00\x00' ;;
-	badversion) raw "$hdr"'\x00\x06\x00\x01\x00\x00\x00\x40' ;;
+	truncated) raw "$hdr$(printf '\\x00\\x%02x' "$ver")"'\x00\x01\x00\x00\x00\x40\x00\x00\x00' ;;
+	badversion) raw "$hdr$(printf '\\x00\\x%02x' $((ver + 1)))"'\x00\x01\x00\x00\x00\x40' ;;
 	close) raw '' ;;
 	wrongbinary)
 		"$ud" -d "$PP_DEV" -p "$port" "${pp_gid_opt[@]}" -n 10 -T 10 \
