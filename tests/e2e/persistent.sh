@@ -29,10 +29,17 @@ rc=$(pp_bin rc_pingpong)
 ud=$(pp_bin ud_pingpong)
 port=$PP_PORT
 slog=$PP_LOGS/server
-# the protocol version, from the one source of the wire format
-ver=$(sed -n 's/^#define PP_WIRE_VERSION \([0-9]*\)$/\1/p' \
-	"$(dirname "$0")/../../common/base/pp_wire.h")
-[[ -n $ver ]] || pp_fail "no PP_WIRE_VERSION in common/base/pp_wire.h"
+# the protocol version and HELLO's length, from the one source of the wire
+# format
+wire_h=$(dirname "$0")/../../common/base/pp_wire.h
+ver=$(sed -n 's/^#define PP_WIRE_VERSION \([0-9]*\)$/\1/p' "$wire_h")
+hello_len=$(sed -n 's/^#define PP_WIRE_HELLO_LEN \([0-9]*\)$/\1/p' "$wire_h")
+[[ -n $ver && -n $hello_len ]] ||
+	pp_fail "no PP_WIRE_VERSION or PP_WIRE_HELLO_LEN in $wire_h"
+# hdr_hello VERSION: a HELLO's header (printf format) after the magic
+hdr_hello() {
+	printf '\\x00\\x%02x\\x00\\x01\\x00\\x00\\x00\\x%02x' "$1" "$hello_len"
+}
 kinds=(garbage truncated badversion close wrongbinary badmtu)
 declare -A want=(
 	[garbage]='bad HELLO from the client: bad magic'
@@ -57,8 +64,8 @@ hostile() {
 	local st=0
 	case $1 in
 	garbage) raw '\x47\x45\x54\x20/ HTTP/1.0\r\n\r\n' ;;
-	truncated) raw "$hdr$(printf '\\x00\\x%02x' "$ver")"'\x00\x01\x00\x00\x00\x40\x00\x00\x00' ;;
-	badversion) raw "$hdr$(printf '\\x00\\x%02x' $((ver + 1)))"'\x00\x01\x00\x00\x00\x40' ;;
+	truncated) raw "$hdr$(hdr_hello "$ver")"'\x00\x00\x00' ;;
+	badversion) raw "$hdr$(hdr_hello $((ver + 1)))" ;;
 	close) raw '' ;;
 	wrongbinary)
 		"$ud" -d "$PP_DEV" -p "$port" "${pp_gid_opt[@]}" -n 10 -T 10 \
