@@ -32,10 +32,12 @@
 #              power-off notice and are asserted there (guest.sh counts a
 #              host that powered off as passed); guest.sh boots A again
 #   power-off-fast  as power-off, with a client that always has a request
-#              outstanding (--op read -s 8) and gives up fast (-u 10
-#              --retry-count 1: 4.096 us x 2^10 x 2 = 8.4 ms): B's line says
+#              outstanding (--op read -s 8) and gives up fast (-u 14
+#              --retry-count 1: 4.096 us x 2^14 x 2 = 134 ms): B's line says
 #              retries exceeded, within 1 s of A's power-off notice (not
-#              after -T 10 or the keepalive)
+#              after -T 10 or the keepalive).  A shorter timeout (-u 10,
+#              8.4 ms) gave up before the cut: a round trip on the
+#              emulated bed reaches 20 ms
 #   tcp-cut    A drops every TCP segment it sends mid-run (rc polling,
 #              -T 4), RoCE goes on: the connection's keepalive gives up,
 #              and B ends within -T + 5 s of the cut, exit 1, with one line
@@ -352,10 +354,10 @@ link-down)
 power-off) cut off.rc off rc_pingpong "$off_re" -s 4096 ;;
 power-off-fast)
 	# the server's host powers off while the client's RDMA Read is
-	# outstanding: 8.4 ms of retries, then "retry exceeded"; the notice
+	# outstanding: 134 ms of retries, then "retry exceeded"; the notice
 	# is written before A's sync, so 1 s is wide
 	within_ms=1000 cut off.fast off rc_pingpong "$retry_re" --op read -s 8 \
-		-u 10 --retry-count 1
+		-u 14 --retry-count 1
 	;;
 tcp-cut)
 	# TCP keepalive at -T 4: probes after 2 s of silence, 2 of them 1 s
