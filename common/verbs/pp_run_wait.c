@@ -33,8 +33,16 @@ static int peek_peer(struct run *s)
 			pp_peer_name(s->c), (unsigned long long)s->iter,
 			(unsigned long long)s->cfg->iters);
 	else if (ret == EHOSTDOWN || ret == EHOSTUNREACH) {
-		char when[64];
+		char when[64], why[320];
 
+		/* TCP gave up because this side's own link went down */
+		if (pp_run_link_down(s, why, sizeof(why))) {
+			pp_err_set(
+				s->err,
+				"TCP gave up on the connection during the run, at iteration %llu: %s",
+				(unsigned long long)s->iter, why);
+			return ret;
+		}
 		snprintf(when, sizeof(when),
 			 "during the run, at iteration %llu",
 			 (unsigned long long)s->iter);
