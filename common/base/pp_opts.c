@@ -1039,10 +1039,12 @@ static void opt_bad(const struct pp_opts *o, char **argv, bool missing,
 			   opt_label(d, label, sizeof(label)));
 	} else if (optopt) {
 		/* the long name of a letter that another tool has */
-		const char *ln = optopt == 'm' ? "mtu" :
-				 optopt == 'u' ? "qp-timeout" :
-						 "";
+		const char *ln = "";
+		size_t i;
 
+		for (i = 0; i < OPT_TABLE_LEN; i++)
+			if (opt_table[i].letter == optopt)
+				ln = opt_table[i].name;
 		if (optopt > 0 && optopt < 127 && optopt > ' ')
 			pp_err_set(err, "unknown option '-%c' for %s%s", optopt,
 				   pp_tool_name(o->tool),
