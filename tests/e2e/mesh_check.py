@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""mesh_check.py: check what rank 0 of a --mesh run printed (docs/mesh.md).
+
+  mesh_check.py [--json FILE] [--text FILE] [--svg FILE] [EXPECTATIONS]
+
+--json FILE   the --json document; --text FILE the text output (matrix,
+host table, odd ones out, summary line); --svg FILE the --mesh-svg picture,
+rendered with rsvg-convert and read back pixel by pixel. Whatever is given
+must agree with each other: every cell's text, the labels, the counts;
+each cell of the picture has the colour of its rect, dark for a failed pair
+and bright for a passed one.
+
+Expectations (each checked against every source given):
+  --ranks N         N ranks, N x N matrix, N(N-1)/2 pairs
+  --all-ok          every pair passed, exit status 0
+  --bad R           every pair with rank R failed, every other passed
+  --absent R        rank R never joined
+  --gone R          rank R named as gone during the mesh
+  --slow R          rank R, and no other, named as slow
+  --no-odd          no odd one out at all (no slow rank, nothing failed)
+  --mtu R:M         rank R's active MTU is M, every other rank's is the
+                    same as each other's; the host table names rank R's as
+                    differing; each pair with R ran at path MTU min(M, its
+                    peer's), each other pair at the others' MTU
+  --launcher NAME   the launcher rank 0 names (slurm, none, ...)
+Prints one "ok: ..." line per check that held and "FAIL: ..." for each that
+did not; exit status 1 if any failed.
+"""
+import argparse
+import json
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+failed = False
+
+
+def ok(msg):
+    print(f"ok: {msg}")
+
+
+def fail(msg):
+    global failed
+    failed = True
+    print(f"FAIL: {msg}")
+
+
+def check(cond, msg, why=""):
+    if cond:
+        ok(msg)
+    else:
+        fail(f"{msg}{': ' + why if why else ''}")
+    return cond
+
+
+# --- the text ---------------------------------------------------------------
+
+
+def parse_text(path):
+    """The matrix (labels, cells by row), the host table rows, the odd ones
+    out lines and the summary line of the text output."""
+    lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    t = {"rows": [], "labels": [], "hosts": {}, "differs": [], "odd": [],
+         "summary": None, "legend": ""}
+    i = 0
+    while i < len(lines) and not lines[i].startswith("median round trip"):
+        i += 1
+    if i == len(lines):
+        return None
+    i += 2  # the header of column labels
+    row = re.compile(r"^ *(\d+)  (\S+)\s+(.*)$")
+    while i < len(lines):
+        m = row.match(lines[i])
+        if not m:
+            break
+        t["labels"].append(m.group(2))
+        t["rows"].append(m.group(3).split())
+        i += 1
+    section = None
+    for line in lines[i:]:
+        if line.startswith("legend:"):
+            t["legend"] = line
+        elif line == "hosts:":
+            section = "hosts"
+        elif line == "odd ones out:":
+            section = "odd"
+        elif line.startswith("mesh: "):
+            t["summary"] = line
+            section = None
+        elif section == "hosts" and line.startswith("  differs: "):
+            t["differs"].append(line)
+        elif section == "hosts":
+            m = re.match(r"^ +(\d+)  (\S+)\s+(.*)$", line)
+            if m:
+                t["hosts"][int(m.group(1))] = (m.group(2), m.group(3))
+        elif section == "odd" and line.strip():
+            t["odd"].append(line)
+    return t
+
+
+# --- the picture ------------------------------------------------------------
+
+
+def png_pixels(data):
+    """Width, height and rows of (r, g, b) of an 8-bit RGB or RGBA PNG."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, inter = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and inter == 0, (depth, ctype)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], None
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        up = prev or bytearray(stride)
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = up[x]
+            c = up[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[x] = (line[x] + pr) & 255
+        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        prev = line
+    return w, h, rows
+
+
+def parse_svg(path):
+    """The cells of the picture: (x, y, w, h, fill, title) of each rect with
+    a title, in document order, and the picture rendered by rsvg-convert."""
+    svg = open(path, encoding="utf-8").read()
+    cells = []
+    for m in re.finditer(
+            r'<rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)" '
+            r'fill="(#[0-9a-fA-F]{6})"[^>]*><title>([^<]*)</title></rect>', svg):
+        x, y, w, h = (int(v) for v in m.groups()[:4])
+        title = (m.group(6).replace("&lt;", "<").replace("&gt;", ">")
+                 .replace("&quot;", '"').replace("&apos;", "'")
+                 .replace("&amp;", "&"))
+        cells.append((x, y, w, h, m.group(5).lower(), title))
+    with tempfile.NamedTemporaryFile(suffix=".png") as png:
+        subprocess.run(["rsvg-convert", "-o", png.name, path], check=True)
+        pixels = png_pixels(open(png.name, "rb").read())
+    return cells, pixels
+
+
+def hexrgb(s):
+    return tuple(int(s[i:i + 2], 16) for i in (1, 3, 5))
+
+
+# --- main -------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json")
+    ap.add_argument("--text")
+    ap.add_argument("--svg")
+    ap.add_argument("--ranks", type=int, required=True)
+    ap.add_argument("--all-ok", action="store_true")
+    ap.add_argument("--bad", type=int, action="append", default=[])
+    ap.add_argument("--absent", type=int, action="append", default=[])
+    ap.add_argument("--gone", type=int, action="append", default=[])
+    ap.add_argument("--slow", type=int, action="append", default=[])
+    ap.add_argument("--no-odd", action="store_true")
+    ap.add_argument("--mtu")
+    ap.add_argument("--launcher")
+    a = ap.parse_args()
+    n = a.ranks
+    bad = set(a.bad) | set(a.absent)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    want_ok = {p: not (set(p) & bad) for p in pairs}
+    # cells[(a, b)] from each source, as text, for the agreement checks
+    sources = {}
+
+    d = None
+    if a.json:
+        try:
+            d = json.load(open(a.json))
+        except (OSError, ValueError) as e:
+            fail(f"json: does not parse: {e}")
+    if d is not None:
+        m, s = d["mesh"], d["summary"]
+        check(m["size"] == n and len(d["hosts"]) == n and
+              len(d["pairs"]) == len(pairs), f"json: {n} ranks, {len(pairs)} pairs",
+              f"size {m['size']}, {len(d['hosts'])} hosts, {len(d['pairs'])} pairs")
+        if a.launcher:
+            check(m["launcher"] == a.launcher, f"json: launcher {a.launcher}",
+                  m["launcher"])
+        got = {(p["a"], p["b"]): p for p in d["pairs"]}
+        check(set(got) == set(pairs), "json: every unordered pair once")
+        wrong = [f"{p}: {got[p]['result']}" for p in pairs
+                 if p in got and got[p]["passed"] != want_ok[p]]
+        check(not wrong, "json: the pairs that passed and failed are the expected ones",
+              ", ".join(wrong))
+        for p in pairs:
+            if p not in got:
+                continue
+            q = got[p]
+            if q["passed"]:
+                if not (q["median_usec"] and q["median_usec"] > 0 and
+                        q["result"] == "ok" and
+                        all(x["doc"] for x in q["sides"])):
+                    fail(f"json: pair {p} passed without a median or both sides' documents")
+            elif not (q["why"] or any(x.get("error") for x in q["sides"])):
+                if not set(p) & set(a.absent):
+                    fail(f"json: pair {p} failed ({q['result']}) without a reason")
+        passed = sum(want_ok.values())
+        check((s["pairs"], s["passed"], s["failed"]) ==
+              (len(pairs), passed, len(pairs) - passed),
+              f"json: summary {passed} passed, {len(pairs) - passed} failed",
+              f"{s['pairs']} pairs, {s['passed']} passed, {s['failed']} failed")
+        want = 0 if passed == len(pairs) else 1
+        check(s["exit_status"] == want, f"json: exit_status {want}",
+              f"it says {s['exit_status']}")
+        check(sorted(s["absent"]) == sorted(a.absent),
+              f"json: absent ranks {sorted(a.absent)}", str(s["absent"]))
+        if a.gone:
+            check(set(a.gone) <= set(s["gone"]), f"json: ranks {a.gone} gone",
+                  str(s["gone"]))
+        if a.slow or a.no_odd:
+            slow = sorted(x["rank"] for x in s["slow"])
+            check(slow == sorted(a.slow), f"json: slow ranks {sorted(a.slow)}",
+                  str(slow))
+        if a.mtu:
+            r, mtu = (int(v) for v in a.mtu.split(":"))
+            mtus = [h["active_mtu"] for h in d["hosts"]]
+            others = {v for i, v in enumerate(mtus) if i != r}
+            check(mtus[r] == mtu and len(others) == 1 and mtu not in others,
+                  f"json: rank {r} active MTU {mtu}, the others {others}", str(mtus))
+            other = others.pop() if others else 0
+            wrong = [f"{p}: {got[p]['path_mtu']}" for p in pairs if p in got and
+                     got[p]["path_mtu"] != (min(mtu, other) if r in p else other)]
+            check(not wrong, f"json: pairs with rank {r} at path MTU "
+                  f"{min(mtu, other)}, the others at {other}", ", ".join(wrong))
+        cells = d["matrix"]["cells"]
+        sources["json"] = {(i, j): cells[i][j] for i in range(n) for j in range(n)}
+        labels = d["matrix"]["labels"]
+        # the numbers in the cells are the medians
+        for (i, j), c in sources["json"].items():
+            v = d["matrix"]["median_usec"][i][j]
+            if i != j and v is not None and abs(float(c) - v) > max(0.06, v * 0.001):
+                fail(f"json: cell {i},{j} says {c}, its median is {v}")
+        sources["json-labels"] = labels
+
+    t = parse_text(a.text) if a.text else None
+    if a.text and t is None:
+        fail(f"text: no matrix in {a.text}")
+    if t:
+        check(len(t["rows"]) == n and all(len(r) == n for r in t["rows"]),
+              f"text: {n} x {n} matrix", f"{len(t['rows'])} rows")
+        sources["text"] = {(i, j): t["rows"][i][j] for i in range(len(t["rows"]))
+                           for j in range(len(t["rows"][i]))}
+        for p in pairs:
+            c = sources["text"].get(p, "?")
+            is_num = re.fullmatch(r"[0-9.]+", c) is not None
+            if is_num != want_ok[p]:
+                fail(f"text: pair {p} shows {c}")
+        passed = sum(want_ok.values())
+        sm = re.match(r"mesh: (\d+) of (\d+) ranks joined, (\d+) pairs: (\d+) passed, "
+                      r"(\d+) failed, in ([0-9.]+) s \(bound (\d+) s\)", t["summary"] or "")
+        check(sm is not None and
+              [int(v) for v in sm.groups()[:5]] ==
+              [n - len(a.absent), n, len(pairs), passed, len(pairs) - passed],
+              f"text: summary line {passed} passed, {len(pairs) - passed} failed",
+              t["summary"] or "none")
+        if sm:
+            took, bound = float(sm.group(6)), int(sm.group(7))
+            check(took <= bound, f"text: the mesh took {took} s, within its bound {bound} s")
+        for r in a.absent:
+            check(any(re.match(rf"^  never joined: rank {r}\b", x) for x in t["odd"]),
+                  f"text: rank {r} named as never joined", "; ".join(t["odd"]))
+        for r in a.gone:
+            check(any(re.match(rf"^  gone: \S+ \(rank {r}\)", x) for x in t["odd"]),
+                  f"text: rank {r} named as gone", "; ".join(t["odd"]))
+        slow = sorted(int(m.group(1)) for m in
+                      (re.match(r"^  slow: \S+ \(rank (\d+)\)", x) for x in t["odd"]) if m)
+        if a.slow or a.no_odd:
+            check(slow == sorted(a.slow), f"text: slow ranks {sorted(a.slow)}",
+                  "; ".join(t["odd"]))
+        if a.no_odd:
+            check(t["odd"] == ["  none"], "text: no odd ones out", "; ".join(t["odd"]))
+        if a.mtu:
+            r = int(a.mtu.split(":")[0])
+            check(any(re.search(rf"\(rank {r}\): active MTU", x) for x in t["differs"]) and
+                  len(t["differs"]) == 1,
+                  f"text: the host table names rank {r}'s active MTU, and nothing else",
+                  "; ".join(t["differs"]) or "no differs line")
+        if d is not None:
+            check(t["labels"] == sources["json-labels"], "text and json: the same labels",
+                  f"{t['labels']} vs {sources['json-labels']}")
+
+    if a.svg:
+        try:
+            rects, (w, h, px) = parse_svg(a.svg)
+        except (OSError, subprocess.CalledProcessError, AssertionError) as e:
+            fail(f"svg: does not render: {e}")
+            rects = None
+        if rects is not None:
+            check(len(rects) == n * n, f"svg: {n} x {n} cells", f"{len(rects)} cells")
+            pic, labels = {}, []
+            for k, (x, y, cw, ch, fill, title) in enumerate(rects[:n * n]):
+                i, j = divmod(k, n)
+                tm = re.fullmatch(r"(\S+) - (\S+): (\S+)", title)
+                if not tm:
+                    fail(f"svg: cell {i},{j} has the title '{title}'")
+                    continue
+                if j == 0:
+                    labels.append(tm.group(1))
+                pic[(i, j)] = tm.group(3)
+                # a pixel inside the cell, clear of its border and its text
+                rgb = px[y + 3][x + 3] if y + 3 < h and x + 3 < w else None
+                if rgb is None or max(abs(u - v) for u, v in zip(rgb, hexrgb(fill))) > 8:
+                    fail(f"svg: cell {i},{j} renders as {rgb}, its rect says {fill}")
+                    continue
+                if i == j:
+                    continue
+                p = (min(i, j), max(i, j))
+                dark = max(rgb) < 0x50
+                if dark == want_ok[p]:
+                    fail(f"svg: cell {i},{j} ({tm.group(3)}) is "
+                         f"{'dark' if dark else 'bright'} {rgb}")
+            sources["svg"] = pic
+            ok(f"svg: renders ({w} x {h}); failed cells dark, passed cells bright "
+               f"unless named above")
+            if d is not None:
+                check(labels == sources["json-labels"], "svg and json: the same labels",
+                      f"{labels}")
+
+    # agreement, cell by cell, of the sources from one run
+    names = [k for k in ("json", "text", "svg") if k in sources]
+    for x in range(len(names)):
+        for y in range(x + 1, len(names)):
+            p, q = sources[names[x]], sources[names[y]]
+            diff = [f"{k}: {p.get(k)} vs {q.get(k)}" for k in sorted(set(p) | set(q))
+                    if p.get(k) != q.get(k)]
+            check(not diff, f"{names[x]} and {names[y]}: every cell the same",
+                  "; ".join(diff[:6]))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

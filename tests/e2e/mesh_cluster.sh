@@ -1,0 +1,332 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# mesh_cluster.sh CASE: --mesh across the guests of the bed of N hosts with
+# Slurm (guest.sh --hosts 4; docs/mesh.md). The script runs on every host;
+# host A (node01, the Slurm controller) launches and checks, the others
+# change their own host when the case asks and wait until A is done.
+# Rank 0's output is checked by mesh_check.py: the text, the --json
+# document and the --mesh-svg picture (rendered) agree cell by cell.
+#
+#   rc, ud  srun -N 4 --ntasks-per-node=1: 4 x 4, every pair ok, no odd one
+#           out, each rank exits 0, launcher slurm; once in text with the
+#           picture, once with --json and the picture
+#   pdsh    no launcher: each host starts its own process (--mesh-size 4
+#           --mesh-root node01), as pdsh would; every pair ok
+#   mtu     D's eth0 at 1500 (active 1024), the others' at 4200 (4096): D's
+#           pairs at path MTU 1024, the others at 4096, the host table
+#           names D's active MTU as the one that differs
+#   netem   C's eth0 with netem delay 2ms: the summary names C as slow, and
+#           no other; every pair ok
+#   kill    D powered off during the mesh (sysrq b: no FIN, no RST): D's
+#           pairs fail with a reason, the others pass, rank 0 exits 1, and
+#           the mesh ends within the bound it announced
+#   absent  rank 3 never starts: rank 0 goes on after --mesh-join 5 s,
+#           names rank 3 as never joined, its pairs fail, the rest pass
+#   many    srun -n 16 (4 ranks per guest, 15 rounds, 120 pairs): every
+#           pair ok, 15 rounds, labels host#rank
+set -euo pipefail
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+case_=${1:?usage: mesh_cluster.sh rc|ud|pdsh|mtu|netem|kill|absent|many}
+pp_mesh_need
+here=$(dirname "$(realpath -- "$0")")
+check=$here/mesh_check.py
+rc=$(pp_bin rc_pingpong)
+ud=$(pp_bin ud_pingpong)
+n=${#pp_hosts[@]}
+((n == 4)) || {
+	echo "FAIL: the mesh tests need a bed of 4 hosts, this one has $n"
+	exit 1
+}
+common=(-d "$PP_DEV" -p "$PP_PORT" -T 5)
+d= # the current run's directory in PP_MEET (all hosts see it)
+
+# mesh_srun NAME LIMIT SRUN-OPTS... -- CMD...: on A, a mesh under srun,
+# bounded by LIMIT seconds; each rank's stdout, stderr and exit status in
+# $d/r<rank>.out, .err, st.<rank> ($d is PP_MEET/NAME). Leaves srun_st
+# and ms, srun's status and the milliseconds it took.
+mesh_srun() {
+	local name=$1 limit=$2 sopts=() t0
+	shift 2
+	while [[ $1 != -- ]]; do
+		sopts+=("$1")
+		shift
+	done
+	shift
+	d=$PP_MEET/$name
+	mkdir -p "$d"
+	echo "run $name: srun ${sopts[*]} $*"
+	t0=$(pp_now_ms)
+	srun_st=0
+	timeout -k 5 "$limit" srun "${sopts[@]}" -o "$d/r%t.out" -e "$d/r%t.err" \
+		bash "$here/mesh_rank.sh" "$d" "$@" || srun_st=$?
+	ms=$(($(pp_now_ms) - t0))
+	echo "srun exited $srun_st after $ms ms"
+}
+
+# show: rank 0's output and every other rank's stderr, indented.
+show() {
+	local f
+	sed 's/^/    /' "$d/r0.out"
+	[[ ! -s $d/r0.err ]] || sed 's/^/    r0.err: /' "$d/r0.err"
+	for f in "$d"/r*.out; do
+		[[ $f == "$d/r0.out" || ! -s $f ]] || pp_fail "$(basename "$f"): a rank other than 0 printed on stdout"
+	done
+}
+
+# statuses WANT...: the exit status of each rank (st.<rank>) is WANT[rank].
+statuses() {
+	local i got=()
+	for ((i = 0; i < $#; i++)); do
+		got+=("$(cat "$d/st.$i" 2>/dev/null || echo none)")
+	done
+	if [[ ${got[*]} == "$*" ]]; then
+		echo "ok: the ranks exited $*"
+	else
+		pp_fail "the ranks exited ${got[*]}, expected $*"
+	fi
+}
+
+# mesh_check ARGS...: mesh_check.py ARGS, its lines in the log.
+mesh_check() {
+	python3 "$check" "$@" | sed 's/^FAIL: /FAIL: check: /' | tee "$PP_LOGS/check"
+	! grep -q '^FAIL' "$PP_LOGS/check" || pp_failed=1
+}
+
+# tell_all NAME / hear_all NAME: a barrier on A: every other host tells
+# NAME.<role> when it is ready; A hears them all.
+hear_all() {
+	local role
+	for role in "${pp_hosts[@]:1}"; do
+		pp_hear_from "$role" "$1.$role" 120 >/dev/null || true
+	done
+}
+
+# others_wait: the hosts other than A wait (at most 400 s) until A says
+# "finished", so that their changes stay in place while A runs the mesh.
+others_wait() {
+	pp_hear_from A finished 400 >/dev/null || true
+}
+
+# run_ok TOOL: the rc and ud cases.
+run_ok() {
+	local bin=$1 opts=(-n 200 -c)
+	mesh_srun "$2.text" 120 -N 4 --ntasks-per-node=1 -- \
+		"$bin" --mesh "${common[@]}" "${opts[@]}" --mesh-svg "$PP_MEET/$2.text/mesh.svg"
+	pp_expect_status "$srun_st" 0 "srun -N 4 $2 --mesh"
+	statuses 0 0 0 0
+	show
+	pp_expect_grep '^mesh: 4 of 4 ranks joined.*\(slurm\)' "$d/r0.out" \
+		"rank 0 names Slurm as the launcher"
+	mesh_check --ranks 4 --all-ok --no-odd --text "$d/r0.out" --svg "$d/mesh.svg"
+	for node in "${pp_nodes[@]}"; do
+		pp_expect_grep "^ +[0-3]  $node " "$d/r0.out" "the matrix has a row for $node"
+	done
+	mesh_srun "$2.json" 120 -N 4 --ntasks-per-node=1 -- \
+		"$bin" --mesh "${common[@]}" "${opts[@]}" --json --mesh-svg "$PP_MEET/$2.json/mesh.svg"
+	pp_expect_status "$srun_st" 0 "srun -N 4 $2 --mesh --json"
+	statuses 0 0 0 0
+	mesh_check --ranks 4 --all-ok --no-odd --launcher slurm --json "$d/r0.out" --svg "$d/mesh.svg"
+	# the JSON's host names are the guests', in rank order (srun's block
+	# distribution: rank i on node i+1)
+	python3 - "$d/r0.out" "${pp_nodes[@]}" <<-'EOF' || pp_fail "json: the hosts are not the guests in rank order"
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		hosts = [h["host"].split(".")[0] for h in d["hosts"]]
+		print("json hosts:", hosts)
+		assert hosts == sys.argv[2:], hosts
+	EOF
+}
+
+case $case_ in
+rc | ud)
+	[[ $PP_ROLE == A ]] || exit 0
+	bin=$rc
+	[[ $case_ == rc ]] || bin=$ud
+	run_ok "$bin" "$case_"
+	;;
+pdsh)
+	# Every host starts its own process at once, as pdsh -w node[01-04]
+	# would; no Slurm variables reach it.
+	d=$PP_MEET/pdsh
+	mkdir -p "$d"
+	st=0
+	timeout -k 5 120 "$rc" --mesh --mesh-size 4 \
+		--mesh-root "$PP_NODE_A" "${common[@]}" -n 200 -c \
+		>"$d/$PP_ROLE.out" 2>"$d/$PP_ROLE.err" || st=$?
+	echo "$st" >"$d/$PP_ROLE.st"
+	pp_tell "pdsh.$PP_ROLE"
+	[[ $PP_ROLE == A ]] || exit 0
+	hear_all pdsh
+	printers=$(grep -l '^median round trip' "$d"/?.out || true)
+	if [[ $(wc -l <<<"$printers") == 1 && -n $printers ]]; then
+		echo "ok: one process printed the matrix: $(basename "$printers")"
+	else
+		pp_fail "the matrix printed by: ${printers:-none}, expected one process"
+	fi
+	for role in "${pp_hosts[@]}"; do
+		pp_expect_status "$(cat "$d/$role.st")" 0 "the process on host $role"
+		[[ ! -s $d/$role.err ]] || sed "s/^/    $role.err: /" "$d/$role.err"
+	done
+	if [[ -n $printers ]]; then
+		sed 's/^/    /' "$printers"
+		pp_expect_grep '^mesh: 4 of 4 ranks joined' "$printers" "4 of 4 ranks joined"
+		mesh_check --ranks 4 --all-ok --text "$printers"
+	fi
+	;;
+mtu)
+	active_mtu() {
+		ibv_devinfo -d "$PP_DEV" -i 1 | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
+	}
+	mtu=4200 want=4096
+	[[ $PP_ROLE != D ]] || mtu=1500 want=1024
+	pp_on_exit 'ip link set eth0 mtu 1500'
+	ip link set eth0 mtu "$mtu" || pp_fail "host $PP_ROLE: cannot set eth0 mtu $mtu"
+	for _ in $(seq 50); do
+		[[ $(active_mtu) != "$want" ]] || break
+		sleep 0.1
+	done
+	[[ $(active_mtu) == "$want" ]] ||
+		pp_fail "host $PP_ROLE: eth0 mtu $mtu, but rxe's active MTU is $(active_mtu)"
+	echo "host $PP_ROLE: eth0 mtu $mtu, active MTU $(active_mtu)"
+	pp_tell "mtu.$PP_ROLE"
+	if [[ $PP_ROLE != A ]]; then
+		others_wait
+		exit 0
+	fi
+	hear_all mtu
+	mesh_srun mtu.text 120 -N 4 --ntasks-per-node=1 -- \
+		"$rc" --mesh "${common[@]}" -n 100 -s 4096 -c
+	show
+	statuses 0 0 0 0
+	mesh_check --ranks 4 --all-ok --mtu 3:1024 --text "$d/r0.out"
+	mesh_srun mtu.json 120 -N 4 --ntasks-per-node=1 -- \
+		"$rc" --mesh "${common[@]}" -n 100 -s 4096 -c --json
+	statuses 0 0 0 0
+	mesh_check --ranks 4 --all-ok --mtu 3:1024 --json "$d/r0.out"
+	pp_tell finished
+	;;
+netem)
+	if [[ $PP_ROLE == C ]]; then
+		pp_on_exit 'tc qdisc del dev eth0 root'
+		tc qdisc add dev eth0 root netem delay 2ms || pp_fail "host C: cannot add netem"
+		tc qdisc show dev eth0
+	fi
+	pp_tell "netem.$PP_ROLE"
+	if [[ $PP_ROLE != A ]]; then
+		others_wait
+		exit 0
+	fi
+	hear_all netem
+	mesh_srun netem 120 -N 4 --ntasks-per-node=1 -- \
+		"$rc" --mesh "${common[@]}" -n 200 --mesh-svg "$PP_MEET/netem/mesh.svg"
+	show
+	statuses 0 0 0 0
+	mesh_check --ranks 4 --slow 2 --text "$d/r0.out" --svg "$d/mesh.svg"
+	pp_expect_grep "^  slow: ${PP_NODE_C} \\(rank 2\\) adds " "$d/r0.out" \
+		"the summary names ${PP_NODE_C} as slow"
+	pp_tell finished
+	;;
+kill)
+	if [[ $PP_ROLE == D ]]; then
+		pp_hear_from A kill 200 >/dev/null || exit 0
+		echo "host D: power off now"
+		pp_tell poweroff-D
+		sync
+		# sysrq b: at once, no FIN, no RST (like pulling the plug)
+		echo b >/proc/sysrq-trigger
+		sleep 30
+		pp_fail "host D did not power off"
+		pp_finish
+	fi
+	[[ $PP_ROLE == A ]] || exit 0
+	d=$PP_MEET/kill
+	mkdir -p "$d"
+	t0=$(pp_now_ms)
+	srun -N 4 --ntasks-per-node=1 -o "$d/r%t.out" -e "$d/r%t.err" \
+		bash "$here/mesh_rank.sh" "$d" "$rc" --mesh "${common[@]}" -D 3 \
+		--json --mesh-svg "$d/mesh.svg" &
+	spid=$!
+	# the mesh announces its bound on stderr (--json) once all joined;
+	# D goes during the first round
+	pp_wait_line '^mesh: [0-9]+ of [0-9]+ ranks joined' "$d/r0.err" 60 ||
+		pp_fail "rank 0 announced no bound"
+	sed 's/^/    r0.err: /' "$d/r0.err"
+	sleep 2
+	echo "tell D to power off, $(($(pp_now_ms) - t0)) ms after srun started"
+	pp_tell kill
+	# rank 0 is done when its document is complete
+	for _ in $(seq 1200); do
+		[[ ! -s $d/st.0 ]] || break
+		sleep 0.1
+	done
+	ms=$(($(pp_now_ms) - t0))
+	echo "rank 0 ended $ms ms after srun started"
+	# srun waits for D's task, which went with D: cancel the job
+	scancel --user=root 2>/dev/null || true
+	timeout 30 bash -c "while kill -0 $spid 2>/dev/null; do sleep 0.2; done" ||
+		kill -KILL "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	[[ -s $d/st.0 ]] || pp_fail "rank 0 did not end within 120 s"
+	pp_expect_status "$(cat "$d/st.0" 2>/dev/null)" 1 "rank 0"
+	for r in 1 2; do
+		pp_expect_status "$(cat "$d/st.$r" 2>/dev/null)" 1 "rank $r (its pair with D failed)"
+	done
+	sed 's/^/    /' "$d/r0.out" | head -c 4000
+	echo
+	mesh_check --ranks 4 --bad 3 --gone 3 --json "$d/r0.out" --svg "$d/mesh.svg"
+	python3 - "$d/r0.out" "$ms" <<-'EOF' || pp_fail "the mesh did not end within its bound"
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		m, took = d["mesh"], int(sys.argv[2]) / 1000
+		print(f"elapsed {m['elapsed_s']} s, bound {m['bound_s']} s, "
+		      f"{took:.1f} s from srun's start to rank 0's end")
+		assert m["elapsed_s"] <= m["bound_s"]
+		# srun's start to the meeting: a few seconds in the guests
+		assert took <= m["bound_s"] + 15
+		for p in d["pairs"]:
+		    if 3 in (p["a"], p["b"]):
+		        print(f"  pair {p['a']}-{p['b']}: {p['result']}: {p['why']}")
+	EOF
+	;;
+absent)
+	[[ $PP_ROLE == A ]] || exit 0
+	PP_MESH_SKIP=3 mesh_srun absent 120 -N 4 --ntasks-per-node=1 -- \
+		"$rc" --mesh "${common[@]}" -n 100 --mesh-join 5
+	show
+	statuses 1 1 1 skipped
+	mesh_check --ranks 4 --absent 3 --text "$d/r0.out"
+	if ((ms >= 5000 && ms <= 60000)); then
+		echo "ok: the mesh went on after the join deadline: $ms ms in all"
+	else
+		pp_fail "the mesh took $ms ms, expected the 5 s join deadline and the rest"
+	fi
+	;;
+many)
+	[[ $PP_ROLE == A ]] || exit 0
+	mesh_srun many 300 -n 16 -- \
+		"$rc" --mesh "${common[@]}" -n 20 --json --mesh-svg "$PP_MEET/many/mesh.svg"
+	pp_expect_status "$srun_st" 0 "srun -n 16 rc --mesh"
+	statuses 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+	sed 's/^/    r0.err: /' "$d/r0.err"
+	mesh_check --ranks 16 --all-ok --json "$d/r0.out" --svg "$d/mesh.svg"
+	python3 - "$d/r0.out" "${pp_nodes[@]}" <<-'EOF' || pp_fail "json: rounds or labels wrong"
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		nodes = sys.argv[2:]
+		rounds = d["mesh"]["rounds"]
+		labels = d["matrix"]["labels"]
+		print(f"{rounds} rounds; labels {labels}")
+		assert rounds == 15
+		want = [f"{nodes[r // 4]}#{r}" for r in range(16)]
+		assert labels == want, want
+	EOF
+	;;
+*)
+	echo "FAIL: unknown case $case_"
+	exit 1
+	;;
+esac
+pp_finish
