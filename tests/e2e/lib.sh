@@ -261,7 +261,7 @@ pp_tell() {
 pp_hear() {
 	local i
 	for ((i = 0; i < ${2:-$((PP_STEP_TIMEOUT + 10))} * 20; i++)); do
-		if [[ -e $PP_MEET/$1 ]]; then
+		if [[ -f $PP_MEET/$1 ]]; then
 			cat "$PP_MEET/$1"
 			return 0
 		fi

@@ -241,7 +241,7 @@ netem)
 	;;
 kill)
 	if [[ $PP_ROLE == D ]]; then
-		pp_hear_from A kill 200 >/dev/null || exit 0
+		pp_hear_from A off-D 200 >/dev/null || exit 0
 		echo "host D: power off now"
 		pp_tell poweroff-D
 		sync
@@ -264,9 +264,11 @@ kill)
 	pp_wait_line '^mesh: [0-9]+ of [0-9]+ ranks joined' "$d/r0.err" 60 ||
 		pp_fail "rank 0 announced no bound"
 	sed 's/^/    r0.err: /' "$d/r0.err"
+	grep -q '^mesh: 4 of 4 ranks joined' "$d/r0.err" ||
+		pp_fail "not every rank joined before D was to go"
 	sleep 2
 	echo "tell D to power off, $(($(pp_now_ms) - t0)) ms after srun started"
-	pp_tell kill
+	pp_tell off-D
 	# rank 0 is done when its document is complete
 	for _ in $(seq 1200); do
 		[[ ! -s $d/st.0 ]] || break
