@@ -266,7 +266,8 @@ kill)
 	sed 's/^/    r0.err: /' "$d/r0.err"
 	grep -q '^mesh: 4 of 4 ranks joined' "$d/r0.err" ||
 		pp_fail "not every rank joined before D was to go"
-	sleep 2
+	# at once: the first round has begun, and D's pair in it must not end
+	# before D goes (its pairs all fail; two seconds later one had passed)
 	echo "tell D to power off, $(($(pp_now_ms) - t0)) ms after srun started"
 	pp_tell off-D
 	# rank 0 is done when its document is complete
