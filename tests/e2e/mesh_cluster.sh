@@ -255,7 +255,10 @@ kill)
 	d=$PP_MEET/kill
 	mkdir -p "$d"
 	t0=$(pp_now_ms)
-	srun -N 4 --ntasks-per-node=1 -o "$d/r%t.out" -e "$d/r%t.err" \
+	# --no-kill: Slurm ends the whole step when it finds a node down
+	# (srun: "Node failure on node04"), rank 0 with it; a mesh that is to
+	# outlive a host is launched so
+	srun --no-kill -N 4 --ntasks-per-node=1 -o "$d/r%t.out" -e "$d/r%t.err" \
 		bash "$here/mesh_rank.sh" "$d" "$rc" --mesh "${common[@]}" -D 3 \
 		--json --mesh-svg "$d/mesh.svg" &
 	spid=$!
