@@ -16,7 +16,10 @@ Expectations (each checked against every source given):
   --all-ok          every pair passed, exit status 0
   --bad R           every pair with rank R failed, every other passed
   --absent R        rank R never joined
-  --gone R          rank R named as gone during the mesh
+  --gone R          rank R named as gone during the mesh; with --json, a
+                    pair with R that ran in a round before the first of R's
+                    failed pairs passed (R was still there), every later one
+                    failed
   --slow R          rank R, and no other, named as slow
   --no-odd          no odd one out at all (no slow rank, nothing failed)
   --mtu R:M         rank R's active MTU is M, every other rank's is the
@@ -208,6 +211,20 @@ def main():
                   m["launcher"])
         got = {(p["a"], p["b"]): p for p in d["pairs"]}
         check(set(got) == set(pairs), "json: every unordered pair once")
+        for r in a.gone:
+            # R's pairs before it went passed; from then on they fail
+            mine = [p for p in pairs if r in p and p in got]
+            failed_rounds = [got[p]["round"] for p in mine
+                             if not got[p]["passed"] and got[p]["round"] is not None]
+            first = min(failed_rounds, default=None)
+            check(first is not None, f"json: a pair with gone rank {r} failed")
+            for p in mine:
+                q = got[p]["round"]
+                if first is not None and q is not None and q < first:
+                    want_ok[p] = not (set(p) & (bad - {r}))
+            before = [p for p in mine if want_ok[p]]
+            if before:
+                print(f"note: pairs with rank {r} before it went (round < {first}): {before}")
         wrong = [f"{p}: {got[p]['result']}" for p in pairs
                  if p in got and got[p]["passed"] != want_ok[p]]
         check(not wrong, "json: the pairs that passed and failed are the expected ones",
