@@ -32,6 +32,12 @@ fail() {
 # --- Soft-RoCE -------------------------------------------------------------
 
 ip link set lo up || fail "cannot bring up lo"
+# The tests' servers listen on TCP ports 20000-41999 (lib.sh's PP_PORT and
+# the ports after it); the kernel's own ports for outgoing connections start
+# above them, so that no client's connection, or its TIME_WAIT, holds the
+# port of a server started next (its bind would fail: address in use).
+echo "42000 60999" >/proc/sys/net/ipv4/ip_local_port_range ||
+	fail "cannot set net.ipv4.ip_local_port_range"
 peers=()
 [[ ! -r $share/role ]] || read -r role <"$share/role"
 if [[ -n ${role:-} ]]; then
