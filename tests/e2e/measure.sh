@@ -47,7 +47,10 @@ pair() {
 	pp_server "$name server" "$PP_LOGS/$name.server" "$bin" -d "$PP_DEV" \
 		-p "$port" $sargs
 	local spid=$pp_pid
-	pp_wait_port "$port" "$spid" || pp_fail "$name: the server is not listening"
+	if ! pp_wait_port "$port" "$spid"; then
+		pp_fail "$name: the server is not listening"
+		sed 's/^/    server: /' "$PP_LOGS/$name.server"
+	fi
 	cst=0
 	pp_client "$name client" "$PP_LOGS/$name.client" "$bin" -d "$PP_DEV" \
 		-p "$port" "${pp_gid_opt[@]}" "$@" "$PP_HOST" || cst=$?
