@@ -9,13 +9,14 @@
 # document and the --mesh-svg picture (rendered) agree cell by cell.
 #
 #   rc, ud  srun -N 4 --ntasks-per-node=1: 4 x 4, every pair ok, no odd one
-#           out, each rank exits 0, launcher slurm; once in text with the
-#           picture, once with --json and the picture
+#           out, each rank exits 0, launcher slurm; rc once in text with the
+#           picture and once with --json and the picture, ud with --json and
+#           the picture
 #   pdsh    no launcher: each host starts its own process (--mesh-size 4
 #           --mesh-root node01), as pdsh would; every pair ok
 #   mtu     D's eth0 at 1500 (active 1024), the others' at 4200 (4096): D's
 #           pairs at path MTU 1024, the others at 4096, the host table
-#           names D's active MTU as the one that differs
+#           names D's active MTU as the one that differs (--json)
 #   netem   C's eth0 with netem delay 20ms, the pairs one at a time
 #           (--mesh-serial): the summary names C as slow, and no other; every
 #           pair ok.  On a fabric 2 ms is a thousand round trips; on this bed
@@ -63,13 +64,13 @@ mesh_srun() {
 	shift
 	d=$PP_MEET/$name
 	mkdir -p "$d"
-	echo "run $name: srun ${sopts[*]} $*"
+	echo "run $name at $(pp_at): srun ${sopts[*]} $*"
 	t0=$(pp_now_ms)
 	srun_st=0
 	timeout -k 5 "$limit" srun "${sopts[@]}" -o "$d/r%t.out" -e "$d/r%t.err" \
 		bash "$here/mesh_rank.sh" "$d" "$@" || srun_st=$?
 	ms=$(($(pp_now_ms) - t0))
-	echo "srun exited $srun_st after $ms ms"
+	echo "srun exited $srun_st after $ms ms, at $(pp_at)"
 }
 
 # show: rank 0's output and every other rank's stderr, indented.
@@ -120,20 +121,24 @@ others_wait() {
 	pp_hear_from A finished 400 >/dev/null || true
 }
 
-# run_ok TOOL: the rc and ud cases.
+# run_ok TOOL NAME: the rc and ud cases. rc: text with the picture, then
+# --json with the picture; ud: --json with the picture (the text is the
+# same code for every tool).
 run_ok() {
-	local bin=$1 opts=(-n 200 -c)
-	mesh_srun "$2.text" 120 -N 4 --ntasks-per-node=1 -- \
-		"$bin" --mesh "${common[@]}" "${opts[@]}" --mesh-svg "$PP_MEET/$2.text/mesh.svg"
-	pp_expect_status "$srun_st" 0 "srun -N 4 $2 --mesh"
-	statuses 0 0 0 0
-	show
-	pp_expect_grep '^mesh: 4 of 4 ranks joined.*\(slurm\)' "$d/r0.out" \
-		"rank 0 names Slurm as the launcher"
-	mesh_check --ranks 4 --all-ok --no-odd --text "$d/r0.out" --svg "$d/mesh.svg"
-	for node in "${pp_nodes[@]}"; do
-		pp_expect_grep "^ +[0-3]  $node " "$d/r0.out" "the matrix has a row for $node"
-	done
+	local bin=$1 opts=(-n 50 -c)
+	if [[ $2 == rc ]]; then
+		mesh_srun "$2.text" 120 -N 4 --ntasks-per-node=1 -- \
+			"$bin" --mesh "${common[@]}" "${opts[@]}" --mesh-svg "$PP_MEET/$2.text/mesh.svg"
+		pp_expect_status "$srun_st" 0 "srun -N 4 $2 --mesh"
+		statuses 0 0 0 0
+		show
+		pp_expect_grep '^mesh: 4 of 4 ranks joined.*\(slurm\)' "$d/r0.out" \
+			"rank 0 names Slurm as the launcher"
+		mesh_check --ranks 4 --all-ok --no-odd --text "$d/r0.out" --svg "$d/mesh.svg"
+		for node in "${pp_nodes[@]}"; do
+			pp_expect_grep "^ +[0-3]  $node " "$d/r0.out" "the matrix has a row for $node"
+		done
+	fi
 	mesh_srun "$2.json" 120 -N 4 --ntasks-per-node=1 -- \
 		"$bin" --mesh "${common[@]}" "${opts[@]}" --json --mesh-svg "$PP_MEET/$2.json/mesh.svg"
 	pp_expect_status "$srun_st" 0 "srun -N 4 $2 --mesh --json"
@@ -164,7 +169,7 @@ pdsh)
 	mkdir -p "$d"
 	st=0
 	timeout -k 5 120 "$rc" --mesh --mesh-size 4 \
-		--mesh-root "$PP_NODE_A" "${common[@]}" -n 200 -c \
+		--mesh-root "$PP_NODE_A" "${common[@]}" -n 50 -c \
 		>"$d/$PP_ROLE.out" 2>"$d/$PP_ROLE.err" || st=$?
 	echo "$st" >"$d/$PP_ROLE.st"
 	pp_tell "pdsh.$PP_ROLE"
@@ -207,13 +212,9 @@ mtu)
 		exit 0
 	fi
 	hear_all mtu
-	mesh_srun mtu.text 120 -N 4 --ntasks-per-node=1 -- \
-		"$rc" --mesh "${common[@]}" -n 100 -s 4096 -c
+	mesh_srun mtu 120 -N 4 --ntasks-per-node=1 -- \
+		"$rc" --mesh "${common[@]}" -n 20 -s 4096 -c --json
 	show
-	statuses 0 0 0 0
-	mesh_check --ranks 4 --all-ok --mtu 3:1024 --text "$d/r0.out"
-	mesh_srun mtu.json 120 -N 4 --ntasks-per-node=1 -- \
-		"$rc" --mesh "${common[@]}" -n 100 -s 4096 -c --json
 	statuses 0 0 0 0
 	mesh_check --ranks 4 --all-ok --mtu 3:1024 --json "$d/r0.out"
 	pp_tell finished
@@ -231,7 +232,7 @@ netem)
 	fi
 	hear_all netem
 	mesh_srun netem 120 -N 4 --ntasks-per-node=1 -- \
-		"$rc" --mesh "${common[@]}" -n 100 --mesh-serial --mesh-svg "$PP_MEET/netem/mesh.svg"
+		"$rc" --mesh "${common[@]}" -n 30 -s 64 --mesh-serial --mesh-svg "$PP_MEET/netem/mesh.svg"
 	show
 	statuses 0 0 0 0
 	mesh_check --ranks 4 --slow 2 --text "$d/r0.out" --svg "$d/mesh.svg"
@@ -313,7 +314,7 @@ absent)
 	# --mesh-join 10: four emulated guests on two cores start a rank
 	# seconds late (at 5 s a rank that did start was named absent)
 	PP_MESH_SKIP=3 mesh_srun absent 120 -N 4 --ntasks-per-node=1 -- \
-		"$rc" --mesh "${common[@]}" -n 100 --mesh-join 10
+		"$rc" --mesh "${common[@]}" -n 20 --mesh-join 10
 	show
 	statuses 1 1 1 skipped
 	mesh_check --ranks 4 --absent 3 --text "$d/r0.out"
@@ -326,7 +327,7 @@ absent)
 many)
 	[[ $PP_ROLE == A ]] || exit 0
 	mesh_srun many 300 -n 16 -- \
-		"$rc" --mesh "${common[@]}" -n 20 --json --mesh-svg "$PP_MEET/many/mesh.svg"
+		"$rc" --mesh "${common[@]}" -n 10 -s 64 --json --mesh-svg "$PP_MEET/many/mesh.svg"
 	pp_expect_status "$srun_st" 0 "srun -n 16 rc --mesh"
 	statuses 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 	sed 's/^/    r0.err: /' "$d/r0.err"
