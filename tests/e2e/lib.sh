@@ -347,6 +347,20 @@ pp_mesh_need() {
 	pp_need_device
 }
 
+# pp_host_check CMD...: a check for the host to run once every guest of the
+# bed is done (guest.sh: host_checks), in PP_MEET: arguments under PP_MEET
+# are given relative to it. Its lines and its status are the test's: a
+# non-zero exit or a FAIL line fails it. For checks that start programs
+# that are slow to start in an emulated guest (python3, rsvg-convert).
+pp_host_check() {
+	local a args=()
+	for a; do
+		args+=("${a#"$PP_MEET"/}")
+	done
+	printf '%q ' "${args[@]}" >>"$PP_MEET/host-checks"
+	echo >>"$PP_MEET/host-checks"
+}
+
 # pp_hear_from ROLE NAME [SECONDS]: pp_hear NAME, told by host ROLE.
 pp_hear_from() {
 	local pp_peer=$1

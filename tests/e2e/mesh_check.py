@@ -27,6 +27,13 @@ Expectations (each checked against every source given):
                     differing; each pair with R ran at path MTU min(M, its
                     peer's), each other pair at the others' MTU
   --launcher NAME   the launcher rank 0 names (slurm, none, ...)
+  --hosts H,H,...   with --json: the hosts' names (before the first dot), in
+                    rank order, K ranks on each (--per-host K, default 1);
+                    with K > 1 the matrix's labels are host#rank
+  --rounds N        with --json: the mesh ran in N rounds
+  --took-ms MS      with --json: the mesh's elapsed time is within the bound
+                    it announced, and MS (from the launch to rank 0's end)
+                    within that bound plus 15 s; prints each failed pair
 Prints one "ok: ..." line per check that held and "FAIL: ..." for each that
 did not; exit status 1 if any failed.
 """
@@ -187,6 +194,10 @@ def main():
     ap.add_argument("--no-odd", action="store_true")
     ap.add_argument("--mtu")
     ap.add_argument("--launcher")
+    ap.add_argument("--hosts")
+    ap.add_argument("--per-host", type=int, default=1)
+    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--took-ms", type=int)
     a = ap.parse_args()
     n = a.ranks
     bad = set(a.bad) | set(a.absent)
@@ -269,6 +280,29 @@ def main():
                      got[p]["path_mtu"] != (min(mtu, other) if r in p else other)]
             check(not wrong, f"json: pairs with rank {r} at path MTU "
                   f"{min(mtu, other)}, the others at {other}", ", ".join(wrong))
+        if a.hosts:
+            want_hosts = [h for h in a.hosts.split(",") for _ in range(a.per_host)]
+            hosts = [h["host"].split(".")[0] for h in d["hosts"]]
+            check(hosts == want_hosts, f"json: the hosts in rank order: {a.hosts}",
+                  str(hosts))
+            if a.per_host > 1:
+                want_labels = [f"{h}#{r}" for r, h in enumerate(want_hosts)]
+                check(d["matrix"]["labels"] == want_labels,
+                      f"json: labels host#rank, {want_labels[0]} ... {want_labels[-1]}",
+                      str(d["matrix"]["labels"]))
+        if a.rounds is not None:
+            check(m["rounds"] == a.rounds, f"json: {a.rounds} rounds", str(m["rounds"]))
+        if a.took_ms is not None:
+            took = a.took_ms / 1000
+            print(f"note: elapsed {m['elapsed_s']} s, bound {m['bound_s']} s, "
+                  f"{took:.1f} s from the launch to rank 0's end")
+            check(m["elapsed_s"] <= m["bound_s"], "json: elapsed within the bound")
+            # the launch to the meeting: a few seconds in the guests
+            check(took <= m["bound_s"] + 15,
+                  "json: rank 0 ended within the bound (plus 15 s) of the launch")
+            for p in d["pairs"]:
+                if not p["passed"]:
+                    print(f"note: pair {p['a']}-{p['b']}: {p['result']}: {p['why']}")
         cells = d["matrix"]["cells"]
         sources["json"] = {(i, j): cells[i][j] for i in range(n) for j in range(n)}
         labels = d["matrix"]["labels"]

@@ -781,6 +781,24 @@ submit_all() {
 	done
 }
 
+# host_checks MEET: the checks a script left for the host in MEET/host-checks
+# (tests/e2e/lib.sh, pp_host_check), run here once every guest is done, in
+# MEET, in turn; each line is a command. Python and rsvg-convert take seconds
+# to start in an emulated guest and milliseconds here. Returns 1 if a check
+# exited non-zero or printed a FAIL line.
+host_checks() {
+	local meet=$1 line st=0 out
+	[[ -s $meet/host-checks ]] || return 0
+	echo "=== checks on the host"
+	while IFS= read -r line; do
+		[[ -n $line ]] || continue
+		out=$(cd "$meet" && bash -c "$line" 2>&1) || st=1
+		printf '%s\n' "$out"
+		! grep -q '^FAIL' <<<"$out" || st=1
+	done <"$meet/host-checks"
+	return "$st"
+}
+
 # pair_once DIR: one run of the script on every host (submit_pair); sets
 # sts, the exit statuses of A's, B's, ... side.
 pair_once() {
@@ -806,6 +824,7 @@ pair_once() {
 		cat "$out/$role"
 	done
 	rm -rf "$out"
+	host_checks "$pair_meet" || sts[0]=1
 	for role in "${roles[@]}"; do
 		[[ -e $pair_meet/poweroff-$role ]] || continue
 		t0=$SECONDS
