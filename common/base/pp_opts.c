@@ -497,6 +497,17 @@ static const struct opt_def opt_table[] = {
 		.help = "server: serve one client after another until stopped",
 	},
 	{
+		.id = PP_OPT_CLIENTS,
+		.name = "clients",
+		.arg = "N",
+		.kind = OPT_NUM,
+		.tools = TOOL_BIT(PP_TOOL_XRC),
+		.min = 1,
+		.max = PP_MAX_CLIENTS,
+		.help = "server: serve N clients, one after another, then end (ibv_xsrq_pingpong's -c/--clients; our -c is --chk)",
+		.unset = "1",
+	},
+	{
 		.id = PP_OPT_MAX_MEM,
 		.name = "max-mem",
 		.arg = "N",
@@ -690,6 +701,9 @@ static bool opt_value(const struct pp_opts *o, enum pp_opt_id id, uint64_t *v)
 	case PP_OPT_NUM_TESTS:
 		*v = o->iters;
 		return true;
+	case PP_OPT_CLIENTS:
+		*v = o->clients;
+		return o->clients != 0;
 	default:
 		return false;
 	}
@@ -734,6 +748,9 @@ static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 		break;
 	case PP_OPT_NUM_TESTS:
 		o->iters = v;
+		break;
+	case PP_OPT_CLIENTS:
+		o->clients = (uint32_t)v;
 		break;
 	default:
 		break;
@@ -991,6 +1008,42 @@ static const char *opt_not_here(const struct pp_opts *o, const char *name,
 	return why ? why : " (see --help)";
 }
 
+/*
+ * The tools that have the option of long name @name (@len bytes), as
+ * "xrc_pingpong" or "srq_pingpong and xrc_pingpong", into @buf.  Return:
+ * false when no tool has it (or UD lacks it for a reason of its own, which
+ * says more).
+ */
+static bool opt_tools_of(const char *name, size_t len, char *buf, size_t size)
+{
+	unsigned int t, n = 0, count = 0;
+	size_t i, used = 0;
+
+	for (i = 0; i < OPT_TABLE_LEN; i++)
+		if (strlen(opt_table[i].name) == len &&
+		    !strncmp(opt_table[i].name, name, len))
+			break;
+	if (i == OPT_TABLE_LEN || ud_lacks(name, len))
+		return false;
+	for (t = PP_TOOL_RC; t <= PP_TOOL_XRC; t++)
+		count += pp_tool_valid(t) && (opt_table[i].tools & TOOL_BIT(t));
+	for (t = PP_TOOL_RC; t <= PP_TOOL_XRC; t++) {
+		int w;
+
+		if (!pp_tool_valid(t) || !(opt_table[i].tools & TOOL_BIT(t)))
+			continue;
+		w = snprintf(buf + used, size - used, "%s%s",
+			     !n		    ? "" :
+			     n + 1 == count ? " and " :
+					      ", ",
+			     pp_tool_name((enum pp_tool)t));
+		if (w > 0 && (size_t)w < size - used)
+			used += (size_t)w;
+		n++;
+	}
+	return n > 0;
+}
+
 /* getopt_long said '?' with optopt 0: an unknown or ambiguous long option. */
 static void opt_unknown_long(const struct pp_opts *o, const char *text,
 			     struct pp_err *err)
@@ -1017,6 +1070,10 @@ static void opt_unknown_long(const struct pp_opts *o, const char *text,
 	if (n > 1)
 		pp_err_set(err, "ambiguous option '--%.*s': could be %s",
 			   (int)len, name, list);
+	else if (!n && opt_tools_of(name, len, list, sizeof(list)))
+		pp_err_set(err, "unknown option '--%.*s' for %s: only %s %s it",
+			   (int)len, name, pp_tool_name(o->tool), list,
+			   strchr(list, ' ') ? "have" : "has");
 	else
 		pp_err_set(err, "unknown option '--%.*s' for %s%s", (int)len,
 			   name, pp_tool_name(o->tool),
@@ -1097,7 +1154,7 @@ static int opt_check_one_of(const struct pp_opts *o, enum pp_opt_id a,
 /* Options a mesh cannot take: each pair is one plain run. */
 static const enum pp_opt_id not_mesh[] = {
 	PP_OPT_PERSISTENT, PP_OPT_PROBE,     PP_OPT_RDMA_CORE, PP_OPT_SAMPLES,
-	PP_OPT_INTERVAL,   PP_OPT_SHOW_GIDS, PP_OPT_BIND,
+	PP_OPT_INTERVAL,   PP_OPT_SHOW_GIDS, PP_OPT_BIND,      PP_OPT_CLIENTS,
 };
 
 /* The --mesh-* options that need --mesh. */
@@ -1175,6 +1232,25 @@ static int opt_check_probe(const struct pp_opts *o, struct pp_err *err)
 	return 0;
 }
 
+/* --clients: a server's count of clients (ibv_xsrq_pingpong's -c). */
+static int opt_check_clients(const struct pp_opts *o, struct pp_err *err)
+{
+	if (!(o->set & PP_OPT_BIT(PP_OPT_CLIENTS)))
+		return 0;
+	if (o->host) {
+		pp_err_set(
+			err,
+			"--clients is a server option: a client serves no one (drop --clients %" PRIu32
+			" on the client of host '%s', or the host to be the server)",
+			o->clients, o->host);
+		return EINVAL;
+	}
+	return opt_check_one_of(
+		o, PP_OPT_PERSISTENT, PP_OPT_CLIENTS,
+		"--persistent serves clients until stopped, --clients N of them, then ends",
+		err);
+}
+
 /* rdma-core's rules between its letters (rc_pingpong.c, main()). */
 static int opt_check_letters(const struct pp_opts *o, struct pp_err *err)
 {
@@ -1250,6 +1326,8 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 		return EINVAL;
 	}
 	if (opt_check_probe(o, err))
+		return EINVAL;
+	if (opt_check_clients(o, err))
 		return EINVAL;
 	if ((o->set & PP_OPT_BIT(PP_OPT_PKEY)) && !pp_pkey_valid(o->pkey)) {
 		pp_err_set(

@@ -79,8 +79,12 @@ enum pp_opt_id {
 	PP_OPT_QP_TIMEOUT,  /* -u, --qp-timeout: RC local ACK timeout */
 	PP_OPT_RETRY_COUNT, /* --retry-count: RC transport retries */
 	PP_OPT_RNR_RETRY,   /* --rnr-retry: RC receiver-not-ready retries */
+	PP_OPT_CLIENTS,	    /* --clients N (xrc): ibv_xsrq_pingpong's -c */
 	PP_OPT_COUNT
 };
+
+/* --clients: the most clients one server serves before it ends. */
+#define PP_MAX_CLIENTS 1024U
 
 /* The bit of option @id in struct pp_opts.set. */
 #define PP_OPT_BIT(id) ((uint64_t)1 << (id))
@@ -103,6 +107,7 @@ struct pp_opts {
 	bool trace;	     /* --trace: every step on stderr */
 	bool rdma_core;	     /* --rdma-core: talk to ibv_*_pingpong */
 	bool persistent;     /* --persistent: serve clients until stopped */
+	uint32_t clients;    /* --clients: serve this many, then end; 0: one */
 	uint64_t max_mem;    /* --max-mem: a client's buffers on this server */
 	bool json;	     /* --json: one JSON document on stdout */
 	bool histogram;	     /* --histogram: print a histogram */

@@ -59,7 +59,7 @@ int pp_interop_check_opts(const struct pp_opts *o, struct pp_err *err)
 	if (xchg(o->transport) == PP_STOCK_XRC_REC && o->validate) {
 		pp_err_set(
 			err,
-			"-c: ibv_xsrq_pingpong does not validate data (its -c is the number of clients)");
+			"-c: ibv_xsrq_pingpong does not validate data (its -c is the number of clients: our --clients)");
 		return EINVAL;
 	}
 	return 0;
@@ -498,4 +498,5 @@ const struct pp_exchange pp_exchange_stock = {
 	.size_done = size_done,
 	.grh_toward = pp_rdmacore_wants_grh,
 	.plain_send = true,
+	.accepts_late = true,
 };

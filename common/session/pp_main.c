@@ -23,7 +23,8 @@
 /* The error line as printed after "prog: ", for stderr and --json. */
 static const char *error_line(const struct pp_session *s, char *buf, size_t len)
 {
-	if (s->o->persistent && !s->o->host && s->peer_addr[0])
+	if ((s->o->persistent || s->o->clients) && !s->o->host &&
+	    s->peer_addr[0])
 		snprintf(buf, len, "client %s: %s", s->peer_addr, s->err.msg);
 	else if (s->err.remote)
 		snprintf(buf, len, "%s: %s", pp_peer_name(&s->conn),
@@ -176,7 +177,7 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 	s.json_interval = pp_doc_interval;
 	if (ret)
 		finish(&s, ret);
-	else if (o.persistent && !o.host)
+	else if ((o.persistent || o.clients) && !o.host)
 		ret = pp_serve(&s, run_one, finish);
 	else
 		ret = run_one(&s);

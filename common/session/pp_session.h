@@ -63,6 +63,9 @@ struct pp_exchange {
 	 * deltas (--counters); NULL: this side's own only */
 	int (*trade_counters)(struct pp_session *s);
 	bool tells_peer; /* a failing step sends ERROR to the peer */
+	/* the server accepts its client in connect_qps(), after posting the
+	 * receives (the stock order): pp_serve() leaves the accept to it */
+	bool accepts_late;
 	bool plain_send; /* messages carry no immediate data */
 };
 

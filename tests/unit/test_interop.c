@@ -434,7 +434,15 @@ START_TEST(test_check_opts)
 	ck_assert_int_eq(pp_interop_check_opts(&o, &err), 0);
 	o.validate = true;
 	ck_assert_int_eq(pp_interop_check_opts(&o, &err), EINVAL);
+	ck_assert_str_eq(
+		err.msg,
+		"-c: ibv_xsrq_pingpong does not validate data (its -c is the number of clients: our --clients)");
 	o.validate = false;
+	/* a server of stock clients, one after another */
+	o = opts(PP_TOOL_XRC, NULL);
+	o.clients = 3;
+	ck_assert_int_eq(pp_interop_check_opts(&o, &err), 0);
+	o = opts(PP_TOOL_XRC, "h");
 	o.num_qps = 2;
 	ck_assert_int_eq(pp_interop_check_opts(&o, &err), EINVAL);
 	o = opts(PP_TOOL_RC, NULL);

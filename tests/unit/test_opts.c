@@ -1183,6 +1183,74 @@ START_TEST(test_parse_xrc_stock_names)
 }
 END_TEST
 
+/*
+ * xrc: ibv_xsrq_pingpong's -c/--clients is our --clients (long name only: our
+ * -c stays --chk), a server's count of clients, 1..PP_MAX_CLIENTS.
+ */
+START_TEST(test_parse_xrc_clients)
+{
+	struct pp_opts o;
+	char *text;
+
+	expect_ok(&o, PP_TOOL_XRC, "");
+	ck_assert_uint_eq(o.clients, 0);
+	expect_ok(&o, PP_TOOL_XRC, "--clients 3");
+	ck_assert_uint_eq(o.clients, 3);
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_CLIENTS));
+	ck_assert(!o.validate);
+	expect_ok(&o, PP_TOOL_XRC, "--clients=1024 -c --num_tests 5");
+	ck_assert_uint_eq(o.clients, PP_MAX_CLIENTS);
+	ck_assert(o.validate);
+	ck_assert_uint_eq(o.iters, 5);
+	expect_ok(&o, PP_TOOL_XRC, "--clients 0x2 --rdma-core -g 1");
+	ck_assert_uint_eq(o.clients, 2);
+	ck_assert(o.rdma_core);
+
+	expect_fail(PP_TOOL_XRC, "--clients 0", ERANGE,
+		    "--clients 0 is out of range", "allowed 1..1024");
+	expect_fail(PP_TOOL_XRC, "--clients 1025", ERANGE,
+		    "--clients 1025 is out of range", "allowed 1..1024");
+	expect_fail(PP_TOOL_XRC, "--clients -1", EINVAL,
+		    "invalid value '-1' for --clients", "whole number");
+	expect_fail(PP_TOOL_XRC, "--clients 3k", EINVAL,
+		    "invalid value '3k' for --clients", NULL);
+	expect_fail(PP_TOOL_XRC, "--clients", EINVAL,
+		    "option --clients needs a value", NULL);
+	expect_fail(PP_TOOL_XRC, "--clients 3 node1", EINVAL,
+		    "--clients is a server option",
+		    "drop --clients 3 on the client of host 'node1'");
+	expect_fail(PP_TOOL_XRC, "--clients 3 --persistent", EINVAL,
+		    "--persistent and --clients both given", "give one");
+	/* our -c is --chk, and takes no value */
+	expect_ok(&o, PP_TOOL_XRC, "-c 3");
+	ck_assert(o.validate);
+	ck_assert_uint_eq(o.clients, 0);
+	ck_assert_str_eq(o.host, "3");
+	/* another tool: one line naming the tool that has it */
+	expect_fail(PP_TOOL_RC, "--clients 3", EINVAL,
+		    "unknown option '--clients' for rc_pingpong",
+		    "only xrc_pingpong has it");
+	expect_fail(PP_TOOL_SRQ, "--clients=3", EINVAL,
+		    "unknown option '--clients' for srq_pingpong",
+		    "only xrc_pingpong has it");
+	expect_fail(PP_TOOL_UD, "--clients 3", EINVAL,
+		    "unknown option '--clients' for ud_pingpong",
+		    "only xrc_pingpong has it");
+	expect_fail(PP_TOOL_RC, "--num-qp 3", EINVAL,
+		    "unknown option '--num-qp' for rc_pingpong",
+		    "only srq_pingpong and xrc_pingpong have it");
+
+	text = usage_of(PP_TOOL_XRC);
+	ck_assert_ptr_nonnull(strstr(text, "    --clients=N"));
+	ck_assert_ptr_nonnull(strstr(text, "ibv_xsrq_pingpong's -c/--clients"));
+	assert_narrow(text);
+	free(text);
+	text = usage_of(PP_TOOL_RC);
+	ck_assert_ptr_null(strstr(text, "--clients"));
+	free(text);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -1229,6 +1297,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_parse_op);
 	tcase_add_test(tc, test_parse_stock_letters);
 	tcase_add_test(tc, test_parse_xrc_stock_names);
+	tcase_add_test(tc, test_parse_xrc_clients);
 	tcase_add_test(tc, test_usage_srq_xrc);
 	tcase_add_test(tc, test_usage_matches_parser);
 	suite_add_tcase(s, tc);

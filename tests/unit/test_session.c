@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_session.c - pp_session's steps that need no device: what a
- * --persistent server keeps and what it forgets between two clients.
+ * --persistent server keeps and what it forgets between two clients, and
+ * how many clients pp_serve() runs (--clients).
  */
 #include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_main.h"
+#include "pp_interop.h"
+#include "pp_serve.h"
 #include "pp_session.h"
 
 static struct pp_opts o;
@@ -141,6 +148,126 @@ START_TEST(abandoned_wait_follows_client)
 }
 END_TEST
 
+/* --- pp_serve(): --clients, over an exchange that accepts late ------ */
+
+/* The stock exchange's shape: pp_serve() leaves the accept to the run. */
+static const struct pp_exchange late = { .accepts_late = true };
+
+static int outcome[8]; /* what each client's run returns, in turn */
+static unsigned int runs, reports;
+static bool dirty; /* a run found the previous client's leftovers */
+
+static int fake_run(struct pp_session *ss)
+{
+	if (ss->peer_addr[0] || ss->nresults)
+		dirty = true;
+	snprintf(ss->peer_addr, sizeof(ss->peer_addr), "10.0.0.%u:4000",
+		 runs + 1);
+	ss->nresults = 0;
+	return outcome[runs++];
+}
+
+static int fake_report(struct pp_session *ss, int ret)
+{
+	(void)ss;
+	reports++;
+	return ret;
+}
+
+/*
+ * pp_serve() on a server with --clients @n (0: not given), the clients'
+ * outcomes in outcome[], what it printed to stdout into @line.
+ */
+static int serve(uint32_t n, char *line, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved, ret;
+	size_t got;
+
+	ck_assert_ptr_nonnull(tmp);
+	pp_opts_init(&o, PP_TOOL_XRC, "xrc_pingpong");
+	o.clients = n;
+	memset(&s, 0, sizeof(s));
+	s.o = &o;
+	s.x = &late;
+	s.lfd = -1;
+	s.stock_fd = -1;
+	s.conn.fd = -1;
+	s.conn.is_server = true;
+	runs = reports = 0;
+	dirty = false;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_ge(dup2(fileno(tmp), STDOUT_FILENO), 0);
+	ret = pp_serve(&s, fake_run, fake_report);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(tmp);
+	got = fread(line, 1, len - 1, tmp);
+	line[got] = '\0';
+	fclose(tmp);
+	ck_assert(!dirty);
+	ck_assert_uint_eq(reports, 0);
+	return ret;
+}
+
+START_TEST(serve_clients_all)
+{
+	char line[256];
+
+	memset(outcome, 0, sizeof(outcome));
+	ck_assert_int_eq(serve(3, line, sizeof(line)), 0);
+	ck_assert_uint_eq(runs, 3);
+	ck_assert_str_eq(line, "served 3 clients (0 failed)\n");
+	/* without --clients, one client */
+	ck_assert_int_eq(serve(0, line, sizeof(line)), 0);
+	ck_assert_uint_eq(runs, 1);
+	ck_assert_str_eq(line, "served 1 client (0 failed)\n");
+}
+END_TEST
+
+/* A failed client costs its line; the others run; the first error counts. */
+START_TEST(serve_clients_failed)
+{
+	char line[256];
+
+	memset(outcome, 0, sizeof(outcome));
+	outcome[1] = EPROTO;
+	outcome[2] = ETIMEDOUT;
+	ck_assert_int_eq(serve(4, line, sizeof(line)), EPROTO);
+	ck_assert_uint_eq(runs, 4);
+	ck_assert_str_eq(line, "served 4 clients (2 failed)\n");
+}
+END_TEST
+
+/* A signal during a client's run ends the server there. */
+START_TEST(serve_clients_stopped)
+{
+	char line[256];
+
+	memset(outcome, 0, sizeof(outcome));
+	outcome[1] = ECANCELED;
+	ck_assert_int_eq(serve(3, line, sizeof(line)), ECANCELED);
+	ck_assert_uint_eq(runs, 2);
+	ck_assert_str_eq(
+		line, "stopped by a signal after 2 of 3 clients (1 failed)\n");
+}
+END_TEST
+
+/*
+ * The stock server posts its receives before it accepts (its exchange's
+ * connect_qps accepts); ours accepts, then HELLO.
+ */
+START_TEST(serve_accepts_late_stock_only)
+{
+	ck_assert(pp_exchange_stock.accepts_late);
+	ck_assert(!pp_exchange_ours.accepts_late);
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
 	Suite *su = suite_create("session");
@@ -150,6 +277,12 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, end_client_keeps_given_gid);
 	tcase_add_test(tc, abandoned_wait_follows_client);
 	tcase_add_test(tc, qp_cfg_follows_agreed);
+	suite_add_tcase(su, tc);
+	tc = tcase_create("clients");
+	tcase_add_test(tc, serve_clients_all);
+	tcase_add_test(tc, serve_clients_failed);
+	tcase_add_test(tc, serve_clients_stopped);
+	tcase_add_test(tc, serve_accepts_late_stock_only);
 	suite_add_tcase(su, tc);
 	return su;
 }
