@@ -34,6 +34,15 @@ int pp_serve(struct pp_session *s, int (*run_one)(struct pp_session *s),
 			return ret;
 		}
 		ret = run_one(s);
+		if (ret && !s->peer_addr[0]) {
+			/*
+			 * A late accept's run failed before any client came
+			 * (its resources, or the listening socket): the next
+			 * would fail the same way; its line is printed.
+			 */
+			pp_session_end_client(s);
+			return ret;
+		}
 		served++;
 		failed += ret != 0;
 		if (ret && !first)

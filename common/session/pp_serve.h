@@ -21,14 +21,17 @@
  * @report: reports a failure of listen or accept (prints the line)
  *
  * A client that fails costs one line on stderr and the server goes on with
- * the next.  At the end, "served N clients (M failed)" (--clients), or
+ * the next.  A run that fails before it accepted a client (@s->peer_addr
+ * empty: a late accept's resources or socket) ends the server: the next
+ * would fail the same way.  At the end, "served N clients (M failed)" (--clients), or
  * "stopped by SIGINT after N clients (M failed)" (--persistent; --clients:
  * "after N of C clients") goes to stdout (to stderr with --json).
  *
  * Return: --persistent: 0 when stopped between clients, ECANCELED when the
  * signal stopped a client's run; --clients: 0 when every client's run
  * succeeded, else the first failure's errno (ECANCELED when a signal
- * stopped the server); the errno of listen or accept.
+ * stopped the server); the errno of listen or accept, or of a run that
+ * failed before its accept.
  */
 int pp_serve(struct pp_session *s, int (*run_one)(struct pp_session *s),
 	     int (*report)(struct pp_session *s, int ret));

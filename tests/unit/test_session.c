@@ -157,12 +157,15 @@ static int outcome[8]; /* what each client's run returns, in turn */
 static unsigned int runs, reports;
 static bool dirty; /* a run found the previous client's leftovers */
 
+static bool no_client; /* the runs fail before their accept */
+
 static int fake_run(struct pp_session *ss)
 {
 	if (ss->peer_addr[0] || ss->nresults)
 		dirty = true;
-	snprintf(ss->peer_addr, sizeof(ss->peer_addr), "10.0.0.%u:4000",
-		 runs + 1);
+	if (!no_client)
+		snprintf(ss->peer_addr, sizeof(ss->peer_addr), "10.0.0.%u:4000",
+			 runs + 1);
 	ss->nresults = 0;
 	return outcome[runs++];
 }
@@ -261,6 +264,26 @@ END_TEST
  * The stock server posts its receives before it accepts (its exchange's
  * connect_qps accepts); ours accepts, then HELLO.
  */
+/*
+ * A late accept's run that fails before any client came (its resources, the
+ * listening socket) ends the server with that error, once: the next would
+ * fail the same way.  Its line is the run's; no "served" line.
+ */
+START_TEST(serve_clients_fails_before_accept)
+{
+	char line[256];
+
+	memset(outcome, 0, sizeof(outcome));
+	outcome[0] = ENOMEM;
+	no_client = true;
+	ck_assert_int_eq(serve(3, line, sizeof(line)), ENOMEM);
+	no_client = false;
+	ck_assert_uint_eq(runs, 1);
+	ck_assert_str_eq(line, "");
+	ck_assert_str_eq(s.peer_addr, "");
+}
+END_TEST
+
 START_TEST(serve_accepts_late_stock_only)
 {
 	ck_assert(pp_exchange_stock.accepts_late);
@@ -282,6 +305,7 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, serve_clients_all);
 	tcase_add_test(tc, serve_clients_failed);
 	tcase_add_test(tc, serve_clients_stopped);
+	tcase_add_test(tc, serve_clients_fails_before_accept);
 	tcase_add_test(tc, serve_accepts_late_stock_only);
 	suite_add_tcase(su, tc);
 	return su;
