@@ -1221,6 +1221,8 @@ START_TEST(test_parse_xrc_clients)
 		    "drop --clients 3 on the client of host 'node1'");
 	expect_fail(PP_TOOL_XRC, "--clients 3 --persistent", EINVAL,
 		    "--persistent and --clients both given", "give one");
+	expect_fail(PP_TOOL_XRC, "--mesh --clients 3", EINVAL,
+		    "--clients is not available with --mesh", NULL);
 	/* our -c is --chk, and takes no value */
 	expect_ok(&o, PP_TOOL_XRC, "-c 3");
 	ck_assert(o.validate);
