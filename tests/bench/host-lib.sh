@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash disable=SC2034 # the variables are set for the caller
 #
-# host-lib.sh: what tests/bench/icount.sh and walltime.sh share: their start
+# host-lib.sh: what the parts of tests/bench/all.sh share: their start
 # (bench_host_init) and how a section of the document is written
 # (bench_put_section).
 # bench_host_init NAME "$@" parses [--out FILE] [--from RAW] and sets
@@ -35,7 +36,7 @@ bench_host_init() {
 	work=$(mktemp -d "${TMPDIR:-/tmp}/pp-$name-host.XXXXXX")
 	# shellcheck disable=SC2064 # $work is fixed now
 	trap "rm -rf '$work'" EXIT
-	cd "$root"
+	cd "$root" || exit 1
 	export PP_BIN=${PP_BIN:-$root/build}
 	commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	dirty=$(git -C "$root" status --porcelain --untracked-files=no \
