@@ -1,68 +1,57 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# Benchmark our tools against rdma-core's ibv_*_pingpong and perftest's
-# ib_send_lat, and write the results as a report and a plot.
+# Our tools against rdma-core's ibv_*_pingpong and perftest's ib_send_lat:
+# the medians of alternated runs by message size, the section "pingpong"
+# of benchmarks.md and its plot; one part of tests/bench/all.sh, which makes
+# benchmarks.md from one run.
 #
-# Usage: tests/bench/bench.sh [--out DIR] [--quick] [--from RAW]
+# Usage: tests/bench/bench.sh [--out FILE] [--from RAW] [--quick]
 #
-# Runs tests/bench/inside.sh where an RDMA device exists (through
-# tests/softroce/guest.sh: the Soft-RoCE guest, or the host's own NIC),
-# collects its PPBENCH lines from stdout, and writes DIR/benchmarks.md and
-# DIR/benchmarks.png (DIR: docs/ of the tree). --quick is a smoke test: one
-# run per tool and size, short runs, results in a temporary directory unless
-# --out is given. --from RAW skips the measurement and reports the output of
-# an earlier inside.sh run saved in RAW (every run leaves its output in
-# ${TMPDIR:-/tmp}/pp-bench-last.raw; a benchmarks.md also works). Takes 10-15 minutes on a quiet
-# 2-core machine.
+# Runs tests/bench/inside.sh in the Soft-RoCE guest (through
+# tests/softroce/guest.sh), collects its PPBENCH lines from stdout, and
+# writes the section between the markers "<!-- pingpong:begin -->" and
+# "<!-- pingpong:end -->" of FILE (default docs/benchmarks.md; appended when
+# the markers are missing) and the plot benchmarks.png beside FILE. --from
+# RAW reports the output of an earlier run saved in RAW (every run leaves it
+# in ${TMPDIR:-/tmp}/pp-bench-last.raw). --quick is a smoke test: one run
+# per tool and size, short runs, FILE a temporary file unless --out is
+# given. 10-15 minutes with the defaults on a quiet 2-core machine.
 #
 # Environment:
-#   PP_BIN  build directory of our tools (default: build-bench/ of the tree,
-#           configured and built here)
+#   PP_BIN  build directory of our tools (default build/ of the tree)
 #   PP_BENCH_*  passed through to inside.sh (see its header)
 #   PP_BENCH_TIMEOUT  --timeout of guest.sh in seconds (default 1500)
-#   PP_BENCH_NOTE  one more line for the report (where PP_BIN came from, ...)
 #   PP_BENCH_WAIT_QUIET  wait up to this many seconds for other emulated
 #           guests (qemu-system) on this machine to end first (default 0);
 #           they compete for the CPUs and inflate every figure
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out=
-out_given=0
+# shellcheck source=tests/bench/host-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/host-lib.sh"
 quick=0
-from=
-while (($#)); do
-	case $1 in
-	--out)
-		(($# >= 2)) || {
-			echo "usage: $0 [--out DIR] [--quick] [--from RAW]" >&2
-			exit 2
-		}
-		out=$2
-		out_given=1
-		shift 2
-		;;
-	--quick)
-		quick=1
-		shift
-		;;
-	--from)
-		(($# >= 2)) || {
-			echo "usage: $0 [--out DIR] [--quick] [--from RAW]" >&2
-			exit 2
-		}
-		from=$(realpath -- "$2")
-		shift 2
-		;;
-	*)
-		echo "usage: $0 [--out DIR] [--quick] [--from RAW]" >&2
-		exit 2
-		;;
+args=()
+out_given=0
+for arg in "$@"; do
+	case $arg in
+	--quick) quick=1 ;;
+	--out) out_given=1 args+=("$arg") ;;
+	*) args+=("$arg") ;;
 	esac
 done
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/pp-bench-host.XXXXXX")
+# shellcheck disable=SC2154 # root, out, from, work: set by bench_host_init
+bench_host_init bench ${args[@]+"${args[@]}"}
+if ((quick)); then
+	export PP_BENCH_REPS=${PP_BENCH_REPS:-1}
+	export PP_BENCH_SECONDS=${PP_BENCH_SECONDS:-0.2}
+	((out_given)) || out=$(mktemp "${TMPDIR:-/tmp}/pp-bench-quick.XXXXXX.md")
+fi
+mkdir -p "$(dirname -- "$out")"
+png=$(dirname -- "$out")/benchmarks.png
+if [[ -z $from && ! -x $PP_BIN/rc_pingpong/rc_pingpong ]]; then
+	echo "bench: no tools in $PP_BIN (build first, or set PP_BIN)" >&2
+	exit 1
+fi
 sampler=
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
@@ -71,76 +60,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ((quick)); then
-	export PP_BENCH_REPS=${PP_BENCH_REPS:-1}
-	export PP_BENCH_SECONDS=${PP_BENCH_SECONDS:-0.2}
-	[[ -n $out ]] || out=$work/out
-else
-	[[ -n $out ]] || out=$root/docs
-fi
-mkdir -p "$out"
-
-cd "$root"
-built_here=
-if [[ -z ${PP_BIN:-} && -z $from ]]; then
-	built_here=1
-	PP_BIN=$root/build-bench
-	echo "bench: building $PP_BIN"
-	if ! {
-		cmake -S "$root" -B "$PP_BIN" &&
-			cmake --build "$PP_BIN" -j"$(nproc)"
-	} >"$work/build.log" 2>&1; then
-		tail -n 20 "$work/build.log"
-		exit 1
-	fi
-fi
-export PP_BIN=${PP_BIN:-}
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null |
-	wc -l)
-provenance="built here from commit $commit$( ((dirty == 0)) || echo ", with uncommitted changes")"
-[[ -n $built_here ]] ||
-	provenance="in $PP_BIN, built by the caller (the tree is at commit $commit$( ((dirty == 0)) || echo ", with uncommitted changes"))"
-
-# gnuplot draws the plot; install it once, quietly, if it is missing.
-if ! command -v gnuplot >/dev/null; then
+# gnuplot draws the plot; a measuring run installs it once, quietly, if
+# it is missing (a report --from goes without the plot).
+if [[ -z $from ]] && ! command -v gnuplot >/dev/null; then
 	echo "bench: installing gnuplot-nox"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnuplot-nox \
 		>"$work/apt.log" 2>&1 || echo "bench: no gnuplot; no plot"
 fi
 
-# Other emulated guests on this machine slow ours down: wait for them if
-# asked, and count them every 5 s while we run, so the report can say so.
-quiet_wait=${PP_BENCH_WAIT_QUIET:-0}
-waited=0
-[[ -z $from ]] || quiet_wait=0
-while ((waited < quiet_wait)) && pgrep -f '^qemu-system' >/dev/null; do
-	((waited % 60)) || echo "bench: waiting for other guests to end"
-	sleep 5
-	waited=$((waited + 5))
-done
-(
-	while :; do
-		pgrep -c -f '^qemu-system' || true
-		sleep 5
-	done
-) >"$work/guests" 2>/dev/null &
-sampler=$!
-
-# The command, as it can be typed again.
-command="PP_BIN=$(printf '%q' "${PP_BIN/#$root\//}")"
-while IFS= read -r var; do
-	command+=" $var=$(printf '%q' "${!var}")"
-done < <(compgen -e | grep '^PP_BENCH_' | sort)
-command+=" tests/bench/bench.sh"
-((out_given == 0)) || command+=" --out ${out/#$root\//}"
-((quick == 0)) || command+=" --quick"
-
 t0=$SECONDS
 st=0
+waited=0
 if [[ -n $from ]]; then
 	cp -- "$from" "$work/raw"
 else
+	# Other emulated guests on this machine slow ours down: wait for them
+	# if asked, and count them every 5 s while we run, so the report can
+	# say so.
+	while ((waited < ${PP_BENCH_WAIT_QUIET:-0})) &&
+		pgrep -f '^qemu-system' >/dev/null; do
+		((waited % 60)) || echo "bench: waiting for other guests to end"
+		sleep 5
+		waited=$((waited + 5))
+	done
+	(
+		while :; do
+			pgrep -c -f '^qemu-system' || true
+			sleep 5
+		done
+	) >"$work/guests" 2>/dev/null &
+	sampler=$!
 	echo "bench: running tests/bench/inside.sh (this takes a while)"
 	tests/softroce/guest.sh --timeout "${PP_BENCH_TIMEOUT:-1500}" \
 		tests/bench/inside.sh >"$work/raw" 2>&1 || st=$?
@@ -152,12 +101,6 @@ else
 		echo "PPBENCH-INFO,host_seconds,$((SECONDS - t0))"
 		echo "PPBENCH-INFO,host_waited_seconds,$waited"
 		echo "PPBENCH-INFO,host_guests_max,$(sort -n "$work/guests" | tail -n 1)"
-		echo "PPBENCH-INFO,host_nproc,$(nproc)"
-		echo "PPBENCH-INFO,host_cpu,$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-		echo "PPBENCH-INFO,host_kernel,$(uname -r)"
-		echo "PPBENCH-INFO,host_binaries,$provenance"
-		[[ -z ${PP_BENCH_NOTE:-} ]] || echo "PPBENCH-INFO,host_note,$PP_BENCH_NOTE"
-		echo "PPBENCH-INFO,host_command,$command"
 	} >>"$work/raw"
 	# Kept for --from, should the report need to be made again.
 	cp "$work/raw" "${TMPDIR:-/tmp}/pp-bench-last.raw"
@@ -172,18 +115,11 @@ grep -q '^PPBENCH,' "$work/raw" || {
 info() {
 	sed -n "s/^PPBENCH-INFO,$1,//p" "$work/raw" | tr -d '\r' | head -n 1
 }
-
-# RAW may hold several runs (the output of each, concatenated, for --from):
-# their times add up, the other figures are the worst of them.
-allinfo() {
-	sed -n "s/^PPBENCH-INFO,$1,//p" "$work/raw" | tr -d '\r'
-}
-runs=$(allinfo host_seconds | wc -l)
-started=$(allinfo date | paste -sd '+' | sed 's/+/ and /g')
-took=$(allinfo host_seconds | awk '{ s += $1 } END { print s + 0 }')
-guests=$(allinfo host_guests_max | sort -n | tail -n 1)
+took=$(info host_seconds)
+took=${took:-0}
+guests=$(info host_guests_max)
 guests=${guests:-1}
-st=$(allinfo host_status | sort -n | tail -n 1)
+st=$(info host_status)
 st=${st:-0}
 
 # "MIN-MAX s (TR SIZE)": the shortest run, and the longest with what it ran
@@ -228,9 +164,10 @@ summarise() {
 		END { flush() }'
 }
 
-# perftest's X is "typical;avg": split it into two fields first.
+# perftest's X is "typical;avg": split it into two fields first (raw data
+# printed by an older report is split already).
 tr -d '\r' <"$work/raw" |
-	awk -F, -v OFS=, '$1 == "PPBENCH" && $7 == "perftest" {
+	awk -F, -v OFS=, '$1 == "PPBENCH" && $7 == "perftest" && $10 ~ /;/ {
 		split($10, a, ";"); $9 = a[1]; $10 = a[2] } { print }' \
 		>"$work/raw.split"
 mv "$work/raw.split" "$work/raw"
@@ -378,7 +315,7 @@ if command -v gnuplot >/dev/null; then
 	rtt="usec/iter (round trip)"
 	{
 		echo 'set terminal pngcairo noenhanced size 1200,800 font ",10"'
-		echo "set output \"$out/benchmarks.png\""
+		echo "set output \"$png\""
 		echo 'set multiplot layout 2,3 title "Soft-RoCE (rxe, software emulation): median of runs, lower is better"'
 		echo 'set logscale xy'
 		echo 'set grid'
@@ -400,111 +337,77 @@ if command -v gnuplot >/dev/null; then
 	fi
 fi
 
-# The report.
+# The section.
 {
 	cat <<EOF
-<!-- Generated by tests/bench/bench.sh: do not edit, run it again. -->
-# Benchmarks: our tools against rdma-core and perftest
+<!-- pingpong:begin -->
+## Medians by message size
 
-Generated by \`tests/bench/bench.sh\` on $started (took $((took / 60)) min
-$((took % 60)) s). Our binaries: $(info host_binaries).
-$(info host_note)
+Made by \`tests/bench/bench.sh\` in $((took / 60)) min $((took % 60)) s.
 
-**Read this first.** These figures come from Soft-RoCE (rxe), a software
-RDMA device, in a QEMU guest under software emulation (TCG), not from an
-RDMA NIC. A round trip here costs tens to thousands of microseconds of
-emulated CPU work, so only the ratios *within this run* mean anything, and
-they say how much CPU each tool's loop costs rather than what a NIC would
-do. See [measurement.md](measurement.md) for how the tools measure.
-
-## How it was measured
-
-- Machine: $(info host_nproc) host CPUs ($(info host_cpu)),
-  host kernel $(info host_kernel); guest: $(info nproc) vCPUs "$(info cpu)",
-  kernel $(info kernel), device $(info device), GID index $(info gid),
-  active MTU $(info mtu). rdma-core (ibverbs-utils) $(info rdma_core),
-  perftest $(info perftest).
-- Emulated guests running on the machine at once (ours included): at most
-  $guests (after waiting $(info host_waited_seconds) s for others to end)$( ((guests <= 1)) || echo " — **other guests competed for the CPUs during this run, which slows every tool and widens the spread; ratios are still paired run by run, absolute figures are inflated**").
-- Both ends on the same device (\`rxe0\`), the TCP exchange over 127.0.0.1.
-  For each transport and size, a short pilot run of the stock tool fixes
-  \`-n\`, aiming at about $(info target_seconds) s per run; a pilot of a few
-  iterations misjudges some cases, and ours may take longer than the stock
-  tool, so the runs took $(wall_range) (WALL in the raw data); then our tool
-  and the stock one run alternately (ours, stock, ours, ...), $(info reps)
-  times each, with the same \`-s\`, \`-n\`, \`-r $(info rx_depth)\` (and
-  \`-q $(info srq_qps)\` for SRQ). Our server gets only \`-d\` and \`-p\` (it
-  adopts the client's parameters); the stock server gets the client's
-  options. Every run uses a fresh TCP port. CPU pinning (taskset), the
-  same for every tool: $(pin=$(info pin); echo "${pin:-no (not recorded)}").
-- The figure compared is the client's \`N iters in T seconds = X usec/iter\`
-  line, which both tools print: wall time of the loop divided by the
-  iterations, one iteration being one round trip. The table gives the
-  median over the runs and the range (min-max).
+- Both ends on the same device ($(info device), GID index $(info gid),
+  active MTU $(info mtu)), the TCP exchange over 127.0.0.1. Emulated
+  guests running on the machine at once (ours included): at most
+  $guests$( ((guests <= 1)) || echo " (**other guests competed for the CPUs: every figure is inflated and the spread wider; the ratios are still paired run by run**)").
+- For each transport and size, a short pilot run of the stock tool fixes
+  \`-n\`, aiming at about $(info target_seconds) s per run; the runs took
+  $(wall_range) (start-up included). Then our tool and the stock one run
+  alternately (ours, stock, ours, ...), $(info reps) times each, with the
+  same \`-s\`, \`-n\`, \`-r $(info rx_depth)\` (and \`-q $(info srq_qps)\`
+  for SRQ). Our server gets only \`-d\` and \`-p\` (it adopts the
+  client's parameters); the stock server gets the client's options.
+  Every run uses a fresh TCP port. CPU pinning, the same for every tool:
+  $(pin=$(info pin); echo "${pin:-none}").
+- The figure compared is the client's \`N iters in T seconds = X
+  usec/iter\` line, which both tools print: wall time of the loop over
+  the iterations, one iteration being one round trip. The tables give the
+  median over the runs and their range (min-max); *<= 0.95* says whether
+  ours is at most 0.95 times the stock figure.
 - Against perftest: \`ib_send_lat -d rxe0 -x 1 -s SIZE -n N -F\` on both
   sides reports one-way latency (half a round trip); its \`t_typical\` is
-  the median. We compare the median round trip of our \`latency usec:\` line,
-  halved.
-- The goal: ours <= 0.95 x stock usec/iter at every size for RC,
-  UC, SRQ and UD (up to the MTU), and our RTT/2 <= \`ib_send_lat\`'s
-  \`t_typical\` from 2 to 4096 bytes.
+  the median. Ours is the median round trip of the \`latency usec:\`
+  line, halved.
 
-Command:
+Reading the ratios:
 
-\`\`\`sh
-EOF
-	allinfo host_command
-	((runs <= 1)) || echo "# then, the $runs outputs concatenated into one file: tests/bench/bench.sh --from FILE"
-	cat <<EOF
-\`\`\`
-
-## Reading the ratios
-
-- On Soft-RoCE every verb and every packet is CPU work in the guest's
-  kernel, and here the CPU itself is emulated. Client, server and rxe's
-  kernel work share the guest's two virtual CPUs, so a tool's figure
-  depends on how it shares them: a loop that spins harder can delay the
-  kernel work its own messages need. A ratio says which tool costs less on
-  this set-up; it does not predict a NIC, where the device does that work.
-- When the two ranges (min-max) overlap widely, the ratio of the medians is
-  not resolved: run again, on a quiet machine, before reading anything
-  into it.
+- Client, server and rxe's kernel work share the guest's two virtual
+  CPUs, so a tool's figure depends on how it shares them: a loop that
+  spins harder can delay the kernel work its own messages need. A ratio
+  says which tool costs less on this set-up, not what a NIC would do.
+- When the two ranges overlap widely, the ratio of the medians is not
+  resolved; the paired table above resolves it.
 - \`usec/iter\` is total time / iterations: one stall (the guest's vCPU
   not scheduled by the host, a page fault) weighs on it in full. Our
   \`latency usec:\` median is robust to stalls; the perftest table uses it.
-- SRQ with \`-q 16\`: the stock tool has 16 messages in flight, ours one,
-  so that table compares a pipeline with a latency; the \`-q 1\` table is
-  the like-for-like one.
+- SRQ with \`-q $(info srq_qps)\`: the stock tool has one message in
+  flight per QP, ours one in all, so that table compares a pipeline with
+  a latency; the \`-q 1\` table is the like-for-like one.
 
-## RC: rc_pingpong vs ibv_rc_pingpong
+### RC: rc_pingpong vs ibv_rc_pingpong
 
 $(cat "$work/rc.md")
 
-## UC: rc_pingpong --uc vs ibv_uc_pingpong
+### UC: rc_pingpong --uc vs ibv_uc_pingpong
 
 $(cat "$work/uc.md")
 
-## SRQ: srq_pingpong vs ibv_srq_pingpong
+### SRQ: srq_pingpong vs ibv_srq_pingpong
 
 $(cat "$work/srq.md")
 
-## SRQ with -q 1 on both sides
-
-ibv_srq_pingpong keeps one message in flight per QP (16 with \`-q 16\`),
-so its usec/iter above is a pipelined figure, while ours keeps one message
-in flight in all. With one QP both measure a round trip:
+### SRQ with -q 1 on both sides
 
 $(cat "$work/srq1.md")
 
-## UD: ud_pingpong vs ibv_ud_pingpong (up to the MTU)
+### UD: ud_pingpong vs ibv_ud_pingpong (up to the MTU)
 
 $(cat "$work/ud.md")
 
-## One-way latency: rc_pingpong vs ib_send_lat
+### One-way latency: rc_pingpong vs ib_send_lat
 
 $(cat "$work/lat.md")
 
-## What bounds the ratios
+### What bounds the ratios
 
 Both tools post each message with one \`ibv_post_send()\` of the same kind
 of work request (one SGE, signaled, inline where it fits; ours also
@@ -513,81 +416,44 @@ call is a \`write()\` to the kernel, in which rxe builds the packets,
 computes their ICRC, loops them back to the peer's QP, places the data,
 writes the peer's receive completion and, on RC, takes the ACK back: the
 protocol work a NIC would do, on the emulated CPU, the same for both
-tools. Our tools time
-that call (\`post_send usec:\`, docs/measurement.md). Per row, medians over
-our runs of: our mean round trip; the client's mean time inside
-\`ibv_post_send()\`; its share of the round trip; what is left outside it
-(our loop, our polling, and the wait for the server's reply); the server's
-mean time inside its own \`ibv_post_send()\` of the reply; the usec/iter
-our median would have to lose to reach 0.95 x the stock median; and the
-stock tool's own spread over its runs (slowest / fastest usec/iter):
+tools. Our tools time that call (\`post_send usec:\`,
+[measurement.md](measurement.md)). Per row, medians over our runs of: our
+mean round trip; the client's mean time inside \`ibv_post_send()\`; its
+share of the round trip; what is left outside it (our loop, our polling,
+and the wait for the server's reply); the server's mean time inside its
+own \`ibv_post_send()\` of the reply; the usec/iter our median would have
+to lose to reach 0.95 x the stock median; and the stock tool's own spread
+over its runs (slowest / fastest usec/iter):
 
 $(cat "$work/bound.md")
 
 The two calls can overlap (rxe may run one side's packet while the other
 side is still in its call), so they may add up to more than the round
-trip. Where the client's share is high, or where what is left outside its
-call is about the server's call, what any tool's loop controls is the
-small rest, and part of that is waiting, not work. Where the cut for 0.95
-is not far below the stock tool's own run-to-run spread, the ratio is
-decided by the test bed's noise, not by the loops.
+trip. Where the client's share is high, what any tool's loop controls is
+the small rest, and part of that is waiting, not work. Where the cut for
+0.95 is not far below the stock tool's own run-to-run spread, the ratio
+is decided by the test bed's noise, not by the loops.
 
 EOF
 	if [[ $plot == yes ]]; then
-		echo '![latency against message size, ours and stock](benchmarks.png)'
+		echo "![latency against message size, ours and stock]($(basename -- "$png"))"
 		echo
 	fi
-	# Skipped in one run but measured in another (several runs in RAW) is
-	# not skipped.
 	sk=$(sed -n 's/^PPBENCH-INFO,skipped,//p' "$work/raw" |
-		while read -r t z _; do
-			if [[ $t == lat ]]; then
-				re="^PPBENCH,lat,rc,$z,"
-			else
-				re="^PPBENCH,pp,$t,$z,"
-			fi
-			grep -q "$re" "$work/raw" || echo "$t $z B"
-		done)
+		while read -r t z _; do echo "$t $z B"; done)
 	fails=$(awk -F, '$1 == "PPBENCH" && $8 != 0' "$work/raw" | wc -l)
 	if [[ -n $sk || $fails != 0 || $st != 0 ]]; then
-		echo "## Incomplete"
+		echo "Incomplete:"
 		echo
 		((st == 0)) || echo "- inside.sh exited with status $st."
-		[[ $fails == 0 ]] || echo "- $fails runs failed (status column of the raw data; a failed run is left out of the medians)."
+		[[ $fails == 0 ]] || echo "- $fails runs failed (STATUS in the raw data; a failed run is left out of the medians)."
 		[[ -z $sk ]] || echo "- Skipped for lack of time (PP_BENCH_BUDGET): $(echo "$sk" | paste -sd, - | sed 's/,/, /g')."
 		echo
 	fi
-	cat <<'EOF'
-## Raw data
-
-One line per run:
-`PPBENCH,KIND,TRANSPORT,SIZE,ITERS,REP,WHO,STATUS,A,B,WALL,POST,MEAN,SPOST`.
-KIND `pilot` runs only choose `-n`. A is the usec/iter figure, B our median
-round trip in usec (empty for the stock tools); for `perftest`, A and B are
-`ib_send_lat`'s `t_typical` and `t_avg` (one way). STATUS 0 is success;
-WALL is the seconds the run took, start-up included. POST, MEAN and
-SPOST are ours only: the client's mean time inside `ibv_post_send()`, its
-mean round trip, and the server's mean time inside `ibv_post_send()`, in
-usec.
-
-```
-EOF
-	grep '^PPBENCH' "$work/raw" | tr -d '\r'
-	echo '```'
-} >"$work/benchmarks.md"
-# The sections other scripts write (tests/bench/icount.sh, walltime.sh) are
-# kept, after ours.
-if [[ -f $out/benchmarks.md ]]; then
-	sed -n '/^<!-- \(icount\|walltime\):begin -->$/,/^<!-- \(icount\|walltime\):end -->$/p' \
-		"$out/benchmarks.md" >"$work/keep"
-	if [[ -s $work/keep ]]; then
-		echo >>"$work/benchmarks.md"
-		cat "$work/keep" >>"$work/benchmarks.md"
-	fi
-fi
-mv "$work/benchmarks.md" "$out/benchmarks.md"
-
-echo "bench: wrote $out/benchmarks.md$([[ $plot == no ]] || echo " and $out/benchmarks.png") in $((took / 60)) min $((took % 60)) s"
+	echo "<!-- pingpong:end -->"
+} >"$work/section"
+bench_put_section pingpong "$work/section"
+[[ $plot == no ]] || echo "bench: and $png"
 for t in rc uc srq srq1 ud lat bound; do
 	echo "== $t"
 	cat "$work/$t.md"
