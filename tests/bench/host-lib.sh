@@ -39,8 +39,9 @@ bench_host_init() {
 	cd "$root" || exit 1
 	export PP_BIN=${PP_BIN:-$root/build}
 	commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-	dirty=$(git -C "$root" status --porcelain --untracked-files=no \
-		2>/dev/null | wc -l)
+	# (none outside a git checkout, as in tests/bench/all.sh's export)
+	dirty=$({ git -C "$root" status --porcelain --untracked-files=no \
+		2>/dev/null || true; } | wc -l)
 }
 
 bench_usage() {

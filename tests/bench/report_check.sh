@@ -7,8 +7,9 @@
 # at its top, lead with the paired wall-clock table, hold every part's
 # sections once and no section the raw files do not feed, carry no
 # figure of another run, and come out the same when made twice; the raw
-# files must be copied beside it. And all.sh must refuse to measure a tree
-# with uncommitted changes, before it builds anything.
+# files must be copied beside it. The parts must work outside a git
+# checkout, and all.sh must refuse to measure a tree with uncommitted
+# changes, before it builds anything.
 set -euo pipefail
 
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
@@ -66,6 +67,14 @@ bash "$here/all.sh" --from "$work/a/bench" --out "$work/a" >"$work/log" 2>&1 ||
 	bad "all.sh --from its own bench/ exited with $?"
 bash "$here/all.sh" --from "$data" --out "$work/b" >/dev/null 2>&1 || true
 cmp -s "$doc" "$work/b/benchmarks.md" || bad "made twice, the pages differ"
+
+# The parts run in an export with no git checkout (as all.sh runs them).
+mkdir -p "$work/export/tests/bench"
+cp "$here"/*.sh "$here"/*.py "$work/export/tests/bench/"
+bash "$work/export/tests/bench/all.sh" --from "$data" --out "$work/e" \
+	>"$work/log" 2>&1 || bad "outside a git checkout: exit $? ($(tail -n 2 "$work/log"))"
+cmp -s "$doc" "$work/e/benchmarks.md" ||
+	bad "outside a git checkout: another page"
 
 # A tree with uncommitted changes: refused, before the build.
 tree=$work/tree
