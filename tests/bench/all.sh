@@ -121,7 +121,7 @@ measure() {
 		touch "$stamp"
 		local p0=$SECONDS
 		st=0
-		(cd "$src" && "tests/bench/$script" --out "$work/scratch/part.md") || st=$?
+		(cd "$src" && bash "tests/bench/$script" --out "$work/scratch/part.md") || st=$?
 		echo "PPRUN-INFO,part,$name,$st,$((SECONDS - p0))" >>"$raw/run.csv"
 		last=${TMPDIR:-/tmp}/$last
 		if [[ -f $last && $last -nt $stamp ]]; then
@@ -199,7 +199,7 @@ EOF
 			echo "all: $raw/$name.csv, but no tests/bench/$script to report it" >&2
 			continue
 		fi
-		"$root/tests/bench/$script" --from "$raw/$name.csv" --out "$doc" >/dev/null
+		bash "$root/tests/bench/$script" --from "$raw/$name.csv" --out "$doc" >/dev/null
 	done
 	# Sections a part did not fill go.
 	python3 - "$doc" <<'PY'

@@ -76,6 +76,31 @@ bash "$work/export/tests/bench/all.sh" --from "$data" --out "$work/e" \
 cmp -s "$doc" "$work/e/benchmarks.md" ||
 	bad "outside a git checkout: another page"
 
+# The plot, where gnuplot is.
+if command -v gnuplot >/dev/null; then
+	[[ -s $work/a/benchmarks.png ]] || bad "gnuplot, but no benchmarks.png"
+	grep -q '](benchmarks.png)$' "$doc" || bad "the page does not show the plot"
+fi
+
+# A tree with tests/bench/mesh.sh, and a mesh.csv: its section goes
+# after the others, before the raw data.
+cat >"$work/export/tests/bench/mesh.sh" <<'EOF'
+#!/usr/bin/env bash
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/host-lib.sh"
+bench_host_init mesh "$@"
+printf '<!-- mesh:begin -->\n## Mesh\n\n%s\n\n<!-- mesh:end -->\n' \
+	"$(grep -c '^PPMESH,' "$from") rows" >"$work/s"
+bench_put_section mesh "$work/s"
+EOF
+cp -r "$data" "$work/data"
+printf 'PPMESH,4,mesh,3.0,6\nPPMESH,4,serial,9.0,6\n' >"$work/data/mesh.csv"
+bash "$work/export/tests/bench/all.sh" --from "$work/data" --out "$work/m" \
+	>"$work/log" 2>&1 || bad "with mesh.csv: exit $?"
+order=$(grep -E '^## |^2 rows$' "$work/m/benchmarks.md" | tail -n 4 | paste -sd '|' -)
+[[ $order == "## Instructions per round trip: the servers (callgrind)|## Mesh|2 rows|## Raw data" ]] ||
+	bad "the mesh section is not between the servers' counts and the raw data: $order"
+
 # A tree with uncommitted changes: refused, before the build.
 tree=$work/tree
 mkdir -p "$tree/tests/bench"
