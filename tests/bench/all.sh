@@ -29,8 +29,9 @@
 # 900, PP_ICOUNT_TIMEOUT 1200 s, mesh.sh's own), and no part starts once
 # PP_ALL_BUDGET seconds (default 2700) have gone.
 #
-# Environment: PP_ALL_PARTS (default "walltime pingpong icount mesh"),
-# PP_ALL_BUDGET, and the parts' variables (see each script's header).
+# Environment: PP_ALL_PARTS (default "walltime pingpong icount mesh";
+# "none" builds and reports only), PP_ALL_BUDGET, PP_ALL_JOBS (the build's
+# -j, default nproc), and the parts' variables (see each script's header).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -84,7 +85,7 @@ measure() {
 	echo "all: building commit $commit in $src"
 	if ! {
 		cmake -S "$src" -B "$src/build" &&
-			cmake --build "$src/build" -j"$(nproc)"
+			cmake --build "$src/build" -j"${PP_ALL_JOBS:-$(nproc)}"
 	} >"$work/build.log" 2>&1; then
 		tail -n 20 "$work/build.log"
 		exit 1
