@@ -110,7 +110,6 @@ measure() {
 	export PP_ICOUNT_RSS_SECONDS=${PP_ICOUNT_RSS_SECONDS:-20}
 	{
 		echo "PPRUN-INFO,commit,$commit"
-		echo "PPRUN-INFO,subject,$(git -C "$root" log -1 --format=%s | cut -c1-72)"
 		echo "PPRUN-INFO,date,$(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "PPRUN-INFO,host_nproc,$(nproc)"
 		echo "PPRUN-INFO,host_cpu,$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
@@ -165,10 +164,10 @@ report() {
 # Benchmarks: our tools against rdma-core and perftest
 
 Every table and the plot on this page come from one run,
-\`$(runinfo command)\`, of commit \`$(runinfo commit)\`
-("$(runinfo subject)"), built from a clean export of that commit, on
-$(runinfo date), in $((took / 60)) min $((took % 60)) s. The raw output
-of each part is beside this page, in [bench/](bench/).
+\`$(runinfo command)\`, of commit \`$(runinfo commit)\`, built from a
+clean export of that commit, on $(runinfo date), in $((took / 60)) min
+$((took % 60)) s. The raw output of each part is beside this page, in
+[bench/](bench/).
 
 **Read this first.** These figures come from Soft-RoCE (rxe), a software
 RDMA device, in a QEMU guest under software emulation (TCG), not from an
@@ -178,7 +177,8 @@ they say how much CPU each tool's loop costs rather than what a NIC would
 do. See [measurement.md](measurement.md) for how the tools measure.
 
 - Host: $(runinfo host_nproc) CPUs ($(runinfo host_cpu)), kernel
-  $(runinfo host_kernel).$([[ -z $(guest kernel) ]] || echo " Guest: kernel $(guest kernel)")$([[ -z $(guest nproc) ]] || echo ", $(guest nproc) vCPUs \"$(guest cpu)\"")$([[ -z $(guest rdma_core) ]] || echo "; rdma-core (ibverbs-utils) $(guest rdma_core), perftest $(guest perftest)").
+  $(runinfo host_kernel).$([[ -z $(guest kernel) ]] || echo "
+- Guest: kernel $(guest kernel)$([[ -z $(guest nproc) ]] || echo ", $(guest nproc) vCPUs \"$(guest cpu)\"")$([[ -z $(guest rdma_core) ]] || echo "; rdma-core (ibverbs-utils) $(guest rdma_core), perftest $(guest perftest)").")
 - The repetitions are fewer than each part's defaults, so that the whole
   run fits in about 35 minutes; each section gives its own (pairs, runs,
   round trips).
@@ -228,9 +228,13 @@ One file per part in [bench/](bench/), one record per line, its first
 field the record's kind; `*-INFO` records describe the run (`run.csv`:
 the commit, the host, each part's exit status and seconds).
 
+EOF
+		[[ ! -f $raw/walltime.csv ]] || cat <<'EOF'
 - `walltime.csv`: `PPWALL,ROW,PAIR,WHO,STATUS,FIGURE`, WHO `a` (ours,
   or the first of an A/A row) or `b`; FIGURE the run's usec/iter (for
   Write and Read, the figure described in that section).
+EOF
+		[[ ! -f $raw/pingpong.csv ]] || cat <<'EOF'
 - `pingpong.csv`: `PPBENCH,KIND,TRANSPORT,SIZE,ITERS,REP,WHO,STATUS,A,B,WALL,POST,MEAN,SPOST`.
   KIND `pilot` runs only choose `-n`. A is the usec/iter figure, B our
   median round trip in usec; for `perftest`, B is `ib_send_lat`'s
@@ -238,6 +242,8 @@ the commit, the host, each part's exit status and seconds).
   seconds the run took, start-up included. POST, MEAN and SPOST are ours
   only: the client's mean time inside `ibv_post_send()`, its mean round
   trip, and the server's mean time inside `ibv_post_send()`, in usec.
+EOF
+		[[ ! -f $raw/icount.csv ]] || cat <<'EOF'
 - `icount.csv`: `PPICOUNT,WHO:TRANSPORT:SIZE,TOTAL,LOOP,AFTER,OWN,VERBS,LIBC,OTHER,POLLS,POLLCOST`,
   instructions per round trip; `PPICOUNT-FN` our own code by function,
   `PPICOUNT-POLL` the calibration of an empty poll, `PPRSS` resident
