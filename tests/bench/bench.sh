@@ -15,8 +15,8 @@
 # the markers are missing) and the plot benchmarks.png beside FILE. --from
 # RAW reports the output of an earlier run saved in RAW (every run leaves it
 # in ${TMPDIR:-/tmp}/pp-bench-last.raw). --quick is a smoke test: one run
-# per tool and size, short runs, FILE a temporary file unless --out is
-# given. 10-15 minutes with the defaults on a quiet 2-core machine.
+# per tool and size, short runs, FILE in a new temporary directory unless
+# --out is given. 10-15 minutes with the defaults on a quiet 2-core machine.
 #
 # Environment:
 #   PP_BIN  build directory of our tools (default build/ of the tree)
@@ -44,7 +44,8 @@ bench_host_init bench ${args[@]+"${args[@]}"}
 if ((quick)); then
 	export PP_BENCH_REPS=${PP_BENCH_REPS:-1}
 	export PP_BENCH_SECONDS=${PP_BENCH_SECONDS:-0.2}
-	((out_given)) || out=$(mktemp "${TMPDIR:-/tmp}/pp-bench-quick.XXXXXX.md")
+	((out_given)) ||
+		out=$(mktemp -d "${TMPDIR:-/tmp}/pp-bench-quick.XXXXXX")/benchmarks.md
 fi
 mkdir -p "$(dirname -- "$out")"
 png=$(dirname -- "$out")/benchmarks.png
