@@ -519,12 +519,16 @@ static int worker(struct rank_ctx *c, const char *connect_to)
 	uint8_t *body = NULL;
 	int ret;
 
+	deadline = pp_now_ns();
 	ret = pp_sock_connect(connect_to, o->port,
 			      pp_deadline((int)o->mesh_join_s * 1000), &c->ctl,
 			      &err);
 	if (ret) {
-		fprintf(stderr, "%s: --mesh: cannot reach rank 0: %s\n",
-			o->prog, err.msg);
+		/* how long it tried tells a late rank 0 from a late worker */
+		fprintf(stderr,
+			"%s: --mesh: cannot reach rank 0 (tried for %.1f s, --mesh-join %u): %s\n",
+			o->prog, (double)(pp_now_ns() - deadline) / 1e9,
+			o->mesh_join_s, err.msg);
 		return PP_EXIT_FAIL;
 	}
 	ret = read_facts(c, &m.u.join, &err);
