@@ -209,6 +209,7 @@ run_job() {
 	local done=/run/pp-job.status
 	read -r limit <"$job/limit" || true
 	rm -f "$done"
+	printf 'PP-GUEST-PICK job %s at %s\n' "${job##*/}" "$(</proc/uptime)"
 	if [[ -e $job/cancel ]]; then
 		reason="cancelled by the host before it started"
 		: >"$job/output"
@@ -240,8 +241,9 @@ run_job() {
 		sweep
 	fi
 	[[ -z $reason ]] || echo "$reason" >"$job/killed"
-	echo "$status" >"$job/status.new" && mv "$job/status.new" "$job/status"
 	t0=$(((${EPOCHREALTIME/./} - ${t0/./}) / 1000))
+	echo "$t0" >"$job/took" # ms, for the host's account of a slow job
+	echo "$status" >"$job/status.new" && mv "$job/status.new" "$job/status"
 	printf 'PP-GUEST-STATUS=%s (job %s, %d.%03d s)\n' "$status" "${job##*/}" \
 		$((t0 / 1000)) $((t0 % 1000))
 }

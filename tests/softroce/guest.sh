@@ -362,11 +362,23 @@ submit_job() {
 	job=$(write_job "$share/jobs" "$limit")
 	trap '[[ -e $job/status ]] || : >"$job/cancel" 2>/dev/null || true' EXIT
 	trap 'exit 130' INT TERM
+	local queued=${EPOCHREALTIME/./} picked='' took=0 ms
 	while [[ ! -e $job/status ]]; do
+		[[ -n $picked || ! -e $job/output ]] || picked=${EPOCHREALTIME/./}
 		qemu_alive "$dir" "$pid" || gone "exited while running $script"
 		((SECONDS - start < timeout)) || break
 		sleep 0.1
 	done
+	# Where a slow job's time went, when not in the job itself: the guest
+	# started it late, or its status came late.
+	if [[ -e $job/status ]]; then
+		ms=$(((${EPOCHREALTIME/./} - queued) / 1000))
+		read -r took <"$job/took" 2>/dev/null || took=0
+		picked=$(((${picked:-$queued} - queued) / 1000))
+		if ((picked > 5000 || ms - picked - took > 5000)); then
+			echo "$prog: the job took $ms ms here: started by the guest after $picked ms, ran $took ms there" >&2
+		fi
+	fi
 	if [[ ! -e $job/status ]]; then
 		# The guest did not stop the job at its limit: ask once more.
 		: >"$job/cancel"
