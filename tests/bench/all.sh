@@ -99,6 +99,7 @@ measure() {
 		exit 1
 	fi
 	export PP_BIN=$src/build
+	export PP_ALL_COMMIT=$commit # a part run alone names its commit itself
 	export PP_WALL_PAIRS=${PP_WALL_PAIRS:-16}
 	export PP_WALL_ROWS=${PP_WALL_ROWS:-rc:1 rc:4096 uc:1 ud:1 srq1:1 aa:1 write:1 write:4096 read:1 read:4096 aaw:1}
 	export PP_WALL_TIMEOUT=${PP_WALL_TIMEOUT:-900}
