@@ -251,9 +251,16 @@ run_job() {
 idle=0
 [[ ! -r $share/idle ]] || read -r idle <"$share/idle" || true
 last=$SECONDS
+# The last job run, never run again: once it has its status the host renames
+# its directory and removes it, and a lookup through the directory this
+# guest still holds open can find its env after its status is gone (QEMU's
+# 9p reaches a directory by descriptor, not by name): that job ran again,
+# found nothing, and held the guest for a minute (its limit's default).
+done_job=
 while :; do
 	job=
 	for j in "$share"/jobs/*; do
+		[[ ${j##*/} != "$done_job" ]] || continue
 		if [[ -e $j/env && ! -e $j/status ]]; then
 			job=$j
 			break
@@ -261,6 +268,7 @@ while :; do
 	done
 	if [[ -n $job ]]; then
 		run_job "$job"
+		done_job=${job##*/}
 		last=$SECONDS
 	elif [[ -e $share/stop ]]; then
 		break

@@ -285,7 +285,9 @@ tmpkeep() {
 # which looks for jobs/* with env and no status, never sees half of it.
 drop_job() {
 	local old=${1%/*}/.old.${1##*/}
-	mv -T "$1" "$old" 2>/dev/null && rm -rf "$old"
+	# env first: a guest that reaches the directory through an open
+	# descriptor must never see a job with env and without status
+	mv -T "$1" "$old" 2>/dev/null && rm -f "$old/env" && rm -rf "$old"
 }
 
 # job_result JOB: print the output of a finished JOB and exit with its status
