@@ -108,7 +108,7 @@ mesh_check() {
 	pp_host_check python3 "$check" "$@"
 }
 
-# tell_all NAME / hear_all NAME: a barrier on A: every other host tells
+# hear_all NAME: a barrier on A: every other host tells
 # NAME.<role> when it is ready; A hears them all.
 hear_all() {
 	local role
@@ -117,10 +117,17 @@ hear_all() {
 	done
 }
 
-# others_wait: the hosts other than A wait (at most 400 s) until A says
-# "finished", so that their changes stay in place while A runs the mesh.
-others_wait() {
-	pp_hear_from A finished 400 >/dev/null || true
+# ready NAME: this host's change for case NAME is in place. A host other
+# than A says so, waits (at most 400 s) until A says "finished", so that its
+# change stays in place while A runs the mesh, and ends (failed if its
+# change failed); A goes on once every other host is ready.
+ready() {
+	pp_tell "$1.$PP_ROLE"
+	if [[ $PP_ROLE != A ]]; then
+		pp_hear_from A finished 400 >/dev/null || true
+		pp_finish
+	fi
+	hear_all "$1"
 }
 
 # run_ok TOOL NAME: the rc and ud cases. rc: text with the picture, then
@@ -202,12 +209,7 @@ mtu)
 	[[ $(active_mtu) == "$want" ]] ||
 		pp_fail "host $PP_ROLE: eth0 mtu $mtu, but rxe's active MTU is $(active_mtu)"
 	echo "host $PP_ROLE: eth0 mtu $mtu, active MTU $(active_mtu)"
-	pp_tell "mtu.$PP_ROLE"
-	if [[ $PP_ROLE != A ]]; then
-		others_wait
-		exit 0
-	fi
-	hear_all mtu
+	ready mtu
 	mesh_srun mtu 120 -N 4 --ntasks-per-node=1 -- \
 		"$rc" --mesh "${common[@]}" -n 20 -s 4096 -c --json
 	show
@@ -223,12 +225,7 @@ netem)
 	tc qdisc add dev eth0 root netem delay "$delay" ||
 		pp_fail "host $PP_ROLE: cannot add netem"
 	tc qdisc show dev eth0
-	pp_tell "netem.$PP_ROLE"
-	if [[ $PP_ROLE != A ]]; then
-		others_wait
-		exit 0
-	fi
-	hear_all netem
+	ready netem
 	mesh_srun netem 120 -N 4 --ntasks-per-node=1 -- \
 		"$rc" --mesh "${common[@]}" -n 20 --mesh-serial --mesh-svg "$PP_MEET/netem/mesh.svg"
 	show
