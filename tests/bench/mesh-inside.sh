@@ -63,10 +63,10 @@ for n in ${PP_MESH_BENCH_N:-4 8 16}; do
 		opts=()
 		[[ $way == mesh ]] || opts=(--mesh-serial)
 		port=$((port + 100))
-		wall s srun -N 4 -n "$n" -o "$PP_LOGS/$way.$n.%t" "$rc" --mesh \
+		wall s srun -N 4 -n "$n" -o "$PP_MEET/$way.$n.%t" "$rc" --mesh \
 			-d "$PP_DEV" -p "$port" -e -n "$iters" "${opts[@]}" ||
 			echo "$way $n: srun exited $?" >&2
-		tail -n 1 "$PP_LOGS/$way.$n.0" >&2
+		tail -n 1 "$PP_MEET/$way.$n.0" >&2
 		echo "PPMESH,$n,$way,$s,$pairs"
 	done
 	port=$((port + 100))
