@@ -69,3 +69,21 @@ open(path, "w").write(doc)
 EOF
 	echo "$1: wrote the section in $out"
 }
+
+# bench_raw_keep NAME HIDE: after a run, keep $work/raw as
+# ${TMPDIR:-/tmp}/pp-NAME-last.raw (for --from) and show its lines that do
+# not start with HIDE (the records), indented.
+bench_raw_keep() {
+	cp "$work/raw" "${TMPDIR:-/tmp}/pp-$1-last.raw"
+	grep -v "^$2" "$work/raw" | sed 's/^/    /' || true
+}
+
+# bench_raw_lf NAME RECORD: exit 1 ("NAME: no results") unless $work/raw has
+# a RECORD line; writes $work/raw.lf, the raw output without carriage returns.
+bench_raw_lf() {
+	grep -q "^$2," "$work/raw" || {
+		echo "$1: no results"
+		exit 1
+	}
+	tr -d '\r' <"$work/raw" >"$work/raw.lf"
+}

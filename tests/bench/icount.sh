@@ -50,15 +50,9 @@ else
 		echo "PPICOUNT-INFO,host_status,$st"
 		echo "PPICOUNT-INFO,host_seconds,$((SECONDS - t0))"
 	} >>"$work/raw"
-	cp "$work/raw" "${TMPDIR:-/tmp}/pp-icount-last.raw"
-	grep -v '^PP' "$work/raw" | sed 's/^/    /' || true
+	bench_raw_keep icount PP
 fi
-grep -q '^PPICOUNT,' "$work/raw" || {
-	echo "icount: no results"
-	exit 1
-}
-
-tr -d '\r' <"$work/raw" >"$work/raw.lf"
+bench_raw_lf icount PPICOUNT
 export PYTHONPATH=$root/tests/bench${PYTHONPATH:+:$PYTHONPATH}
 python3 - "$work/section.icount" "$work/raw.lf" <<'EOF'
 import sys

@@ -37,14 +37,9 @@ else
 		# the commit of the whole page once): the section names it
 		[[ -n ${PP_ALL_COMMIT:-} ]] || echo "PPMESH-INFO,alone_commit,$commit"
 	} >>"$work/raw"
-	cp "$work/raw" "${TMPDIR:-/tmp}/pp-mesh-last.raw"
-	grep -v '^PPMESH' "$work/raw" | sed 's/^/    /' || true
+	bench_raw_keep mesh PPMESH
 fi
-grep -q '^PPMESH,' "$work/raw" || {
-	echo "mesh: no results"
-	exit 1
-}
-tr -d '\r' <"$work/raw" >"$work/raw.lf"
+bench_raw_lf mesh PPMESH
 
 python3 - "$work/raw.lf" "$work/section" <<'EOF'
 import sys

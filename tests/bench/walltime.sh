@@ -42,14 +42,9 @@ else
 		echo "PPWALL-INFO,host_seconds,$((SECONDS - t0))"
 		echo "PPWALL-INFO,host_guests,$(pgrep -c -f '^qemu-system' || true)"
 	} >>"$work/raw"
-	cp "$work/raw" "${TMPDIR:-/tmp}/pp-walltime-last.raw"
-	grep -v '^PPWALL' "$work/raw" | sed 's/^/    /' || true
+	bench_raw_keep walltime PPWALL
 fi
-grep -q '^PPWALL,' "$work/raw" || {
-	echo "walltime: no results"
-	exit 1
-}
-tr -d '\r' <"$work/raw" >"$work/raw.lf"
+bench_raw_lf walltime PPWALL
 
 python3 - "$work/raw.lf" "$work" <<'EOF'
 import random
