@@ -35,14 +35,22 @@
 #             "multi", not in the default: rc_pingpong -q 2, whose client
 #             takes the general loop where every other row of ours takes the
 #             lean one, docs/measurement.md "The hot loop")
-#             and "write read lat-write lat-read" (rc_pingpong --op write,
-#             --op read; perftest's ib_write_lat, ib_read_lat), and
+#             "rc-N" (rc_pingpong -N: the sends posted by ibv_wr_*()),
+#             and "write read fetch-add lat-write lat-read lat-atomic"
+#             (rc_pingpong --op write, --op read, --op fetch-add; perftest's
+#             ib_write_lat, ib_read_lat, ib_atomic_lat; the atomics at 8
+#             bytes, once, whatever the sizes), and
 #             "srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud
 #             srv-stock-srq" (the server under callgrind, the client
 #             native: ours cut at pp_run_server_loop, the stock servers'
 #             loop found as their clients' is)
 #   PP_ICOUNT_SIZES  sizes (default "1 4096"; ud stops at 1024)
 set -euo pipefail
+# The bed's emulated CPU has no constant_tsc: left to themselves our tools
+# would time with CLOCK_MONOTONIC and run their general loops only. They
+# run what a host with an invariant TSC runs (docs/measurement.md, "The
+# clock"); benchmarks.md says so.
+export PP_CLOCK=${PP_CLOCK-cycles}
 
 PP_DEV=${PP_DEV:-rxe0}
 PP_GID=${PP_GID:-1}
@@ -51,7 +59,7 @@ bin=${PP_BIN:?PP_BIN must name the build directory}
 n1=${PP_ICOUNT_N1:-500}
 n2=${PP_ICOUNT_N2:-2500}
 pause_ms=${PP_ICOUNT_PAUSE_MS:-400}
-read -r -a cases <<<"${PP_ICOUNT_CASES:-rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read lat-write lat-read srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud srv-stock-srq}"
+read -r -a cases <<<"${PP_ICOUNT_CASES:-rc rc-N uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read fetch-add lat-write lat-read lat-atomic srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud srv-stock-srq}"
 read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
 # valgrind's files stay off 9p (a shared mmap there fails): /run is a tmpfs.
@@ -189,9 +197,14 @@ for c in "${cases[@]}"; do
 	for s in "${sizes[@]}"; do
 		case $c in
 		ud | stock-ud | srv-ud | srv-stock-ud) ((s <= 1024)) || s=1024 ;;
+		fetch-add | lat-atomic)
+			# one 8-byte word, one row
+			[[ $s == "${sizes[0]}" ]] || continue
+			s=8
+			;;
 		esac
 		case $c in
-		rc | uc | ud | srq | multi | srv-rc | srv-ud | srv-srq | srv-multi)
+		rc | rc-N | uc | ud | srq | multi | srv-rc | srv-ud | srv-srq | srv-multi)
 			# srv-*: our server under callgrind, cut at its loop; the
 			# client native; no calibration (the client would be the
 			# one stopped): the section gives the polls raw
@@ -202,6 +215,8 @@ for c in "${cases[@]}"; do
 			[[ $t != srq ]] || extra=(-q 1)
 			[[ $t != multi ]] || tool=rc_pingpong extra=(-q 2)
 			who=ours fn=pp_run_client_loop pms=$pause_ms
+			[[ $t != rc-N ]] ||
+				t=rc tool=rc_pingpong extra=(-N) who=ours-N
 			[[ $c != srv-* ]] ||
 				who=srv-ours fn=pp_run_server_loop pms=0
 			pause_ms=$pms row "$who:$t:$s" "$tool" "$fn" -- \
@@ -228,12 +243,13 @@ for c in "${cases[@]}"; do
 				ib_send_lat -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ \
 				"$PP_HOST"
 			;;
-		write | read)
+		write | read | fetch-add)
 			# the one-sided client loops of common/verbs/pp_run_rdma.c; no
 			# calibration run for the one-sided rows: their section
-			# gives the polls raw (a read needs no server process)
+			# gives the polls raw (a read or an atomic needs no server
+			# process)
 			fn=write_client
-			[[ $c != read ]] || fn=request_client
+			[[ $c == write ]] || fn=request_client
 			tool=rc_pingpong
 			pause_ms=0 row "ours:$c:$s" "$tool" "$fn" -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
 				"$bin/$tool/$tool" "${g[@]}" -p @P@ --op "$c" -s "$s" -n @N@ \
@@ -244,6 +260,14 @@ for c in "${cases[@]}"; do
 			pause_ms=0 row "perftest:${c#lat-}:$s" "$t" - -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ \
+				"$PP_HOST"
+			;;
+		lat-atomic)
+			# its default, FETCH_AND_ADD, on 8 bytes
+			t=ib_atomic_lat
+			pause_ms=0 row "perftest:fetch-add:$s" "$t" - -- \
+				"$t" -d "$PP_DEV" -x "$PP_GID" -n @N@ -p @P@ -- \
+				"$t" -d "$PP_DEV" -x "$PP_GID" -n @N@ -p @P@ \
 				"$PP_HOST"
 			;;
 		esac

@@ -126,7 +126,7 @@ w("| tool | transport | size | total | loop | after | own | verbs | libc | "
   "own at min |")
 w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   "---:|---:|")
-order = {"ours": 0, "stock": 1, "perftest": 2}
+order = {"ours": 0, "ours-N": 1, "stock": 2, "perftest": 3}
 trorder = {"rc": 0, "uc": 1, "ud": 2, "srq": 3}
 
 
@@ -191,6 +191,27 @@ w("")
 w("A calibration is used only when it made at least 1000 extra polls and "
   "gave a positive cost; else the row is left raw (\"-\" above).")
 w("")
+newrows = sorted({k for k in rows if k.startswith("ours-N:")}, key=key)
+if newrows:
+    w("The same loop with `-N` (tool *ours-N* above): the QP made by "
+      "`ibv_create_qp_ex()` and each send posted by `ibv_wr_start()`, "
+      "`ibv_wr_send()`, `ibv_wr_set_sge()` (or `ibv_wr_set_inline_data()`) "
+      "and `ibv_wr_complete()` instead of one `ibv_post_send()`; the rest "
+      "of the loop is the same code. At the minimum polls (raw in "
+      "brackets):")
+    w("")
+    w("| transport | size | ours loop | ours -N loop | -N / without | "
+      "ours own | ours -N own |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for k in newrows:
+        _, t, s = k.split(":")
+        o, otext = fair("ours:%s:%s" % (t, s))
+        n, ntext = fair(k)
+        if not o:
+            continue
+        w("| %s | %s | %s | %s | %.2f | %.0f | %.0f |" % (
+            t, s, otext, ntext, n[0] / o[0] if o[0] else 0, o[1], n[1]))
+    w("")
 w("What is left, and why: our own code in the loop, at the minimum polls, "
   "is the work the tools measure with, per round trip: three reads of the "
   "cycle counter (the send, the return from `ibv_post_send()`, the reply), "
@@ -221,19 +242,23 @@ from icount_raw import finish, fn_lines, made, section
 
 rows, fns, info, out = section(
     sys.argv[2], "ops", "icount-ops",
-    "Instructions per round trip: RDMA Write and Read (callgrind)")
+    "Instructions per round trip: RDMA Write, Read and atomics (callgrind)")
 w = out.append
 w("Made by `tests/bench/icount.sh`, %s; counted as the Send rows above (client only, user space, -n "
   "%s and -n %s, the difference per extra round trip). `rc_pingpong --op "
   "write` against perftest's `ib_write_lat`, `--op read` against "
-  "`ib_read_lat`. Ours: *loop* is the one-sided client loop of "
+  "`ib_read_lat`, `--op fetch-add` (8 bytes) against `ib_atomic_lat` (its "
+  "default, FETCH_AND_ADD). Ours: *loop* is the one-sided client loop of "
   "common/verbs/pp_run_rdma.c (`write_client`, `request_client`: without -c, "
   "the Send rows' lean loop with the write or the read as its round trip, "
-  "`pp_run_write_fast()`, `pp_run_read_fast()`), cut out with "
+  "`pp_run_write_fast()`, `pp_run_read_fast()`; an atomic takes the "
+  "general loop, `request_client()` itself, and checks the value each "
+  "one returns, -c or not), cut out with "
   "`--dump-before/--dump-after`; perftest's as for `ib_send_lat` "
   "(the function that polls, inclusive). A round trip is one "
   "iteration of each tool: for Write, our write and the server's write "
-  "back (ib_write_lat: the same); for Read, one read. *polls*: calls of "
+  "back (ib_write_lat: the same); for Read, one read; for an atomic, "
+  "one atomic. *polls*: calls of "
   "the provider function the client calls most (each tool polls a CQ or "
   "the buffer's last byte while it waits, so those waits depend on timing "
   "as the Send rows' empty polls do)." % made(info))
@@ -243,9 +268,12 @@ w("| tool | operation | size | total | loop | after | own | verbs | libc | "
 w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 
+oporder = {"write": 0, "read": 1, "fetch-add": 2}
+
+
 def key(k):
     who, op, s = k.split(":")
-    return (op != "write", int(s), who != "ours")
+    return (oporder.get(op, 9), int(s), who != "ours")
 
 
 for k in sorted(rows, key=key):
@@ -256,7 +284,7 @@ w("")
 w("| operation | size | ours loop | perftest loop | ours / perftest | "
   "ours own | perftest own |")
 w("|---|---:|---:|---:|---:|---:|---:|")
-for op in ("write", "read"):
+for op in oporder:
     for s in sorted({int(k.split(":")[2]) for k in rows
                      if k.split(":")[1] == op}):
         o = rows.get("ours:%s:%d" % (op, s))

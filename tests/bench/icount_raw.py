@@ -5,7 +5,7 @@ rows, the servers' rows: kind_of())."""
 
 import sys
 
-ONE_SIDED = ("write", "read")  # rows of the one-sided section
+ONE_SIDED = ("write", "read", "fetch-add")  # rows of the one-sided section
 
 
 def kind_of(label):
@@ -44,11 +44,11 @@ def fn_lines(rows, fns, key):
     """One line per row of ours: its own code by function, in KEY order."""
     lines = []
     for k in sorted(fns, key=key):
-        if k.split(":")[0] not in ("ours", "srv-ours"):
+        who, t, s = k.split(":")
+        if who not in ("ours", "ours-N", "srv-ours"):
             continue
-        _, t, s = k.split(":")
-        lines.append("- %s %s B (%.2f polls): %s." % (
-            t, s, rows[k][7] if k in rows else 0,
+        lines.append("- %s%s %s B (%.2f polls): %s." % (
+            t, " -N" if who == "ours-N" else "", s, rows[k][7] if k in rows else 0,
             ", ".join("`%s` %.0f" % (fn, n) for fn, n in fns[k])))
     return lines
 
