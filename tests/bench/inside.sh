@@ -50,6 +50,11 @@
 #   RTT_MEAN  ours: the mean round trip of the "latency usec:" line
 #   SPOST  ours: the server's mean time inside ibv_post_send, usec
 set -euo pipefail
+# The bed's emulated CPU has no constant_tsc: left to themselves our tools
+# would time with CLOCK_MONOTONIC and run their general loops only. They
+# run what a host with an invariant TSC runs (docs/measurement.md, "The
+# clock"); benchmarks.md says so.
+export PP_CLOCK=${PP_CLOCK-cycles}
 
 PP_DEV=${PP_DEV:-rxe0}
 PP_GID=${PP_GID:-1}
