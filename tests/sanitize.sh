@@ -50,6 +50,6 @@ run_ctest() {
 	fi
 }
 
-run_ctest unit -j2 -L unit
+run_ctest unit -j2 -L unit -LE script
 [[ -z $e2e ]] || run_ctest e2e -R "$e2e"
 echo "sanitize: ASan+LSan+UBSan ${summary[*]}"
