@@ -405,6 +405,11 @@ if [[ $mode == stop ]]; then
 	if ((pair)); then
 		st=0
 		for role in "${roles[@]}"; do
+			if [[ -e $dir/off-$role ]]; then
+				echo "$prog: host $role is off already (a test powered it off)"
+				rm -rf "${dir:?}/${role,,}"
+				continue
+			fi
 			stop_guest "$dir/${role,,}" || st=1
 		done
 		rm -rf "$dir"
@@ -741,7 +746,8 @@ slurm_files() {
 # bed) in DIR, at once, as jobs with PP_ROLE=A, B, ...; print each host's
 # output in turn; the status is 0 if all passed, 77 if none failed and one
 # skipped, else 1. A host that the script powered off (it wrote
-# PP_MEET/poweroff-ROLE first) counts as passed and is booted again. A pair
+# PP_MEET/poweroff-ROLE first) counts as passed, and is booted again before
+# the next job on the bed (so that the last test leaves it off). A pair
 # test that failed with the link between the guests dead (pair_link) runs
 # once more on the pair booted again, its status then that run's, unless
 # the test takes links down itself (twohost_faults.sh: a dead link may be
@@ -813,6 +819,24 @@ host_checks() {
 	return "$st"
 }
 
+# boot_off DIR: boot again the hosts of the pair or bed in DIR that a test
+# powered off (DIR/off-ROLE, left by pair_once). Returns 1 if one did not
+# come back.
+boot_off() {
+	local pdir=$1 role t0
+	for role in "${roles[@]}"; do
+		[[ -e $pdir/off-$role ]] || continue
+		t0=$SECONDS
+		boot_guest "$pdir/${role,,}" "$role"
+		if ! wait_ready "$pdir/${role,,}"; then
+			echo "$prog: host $role did not boot again after its power-off"
+			return 1
+		fi
+		rm -f "$pdir/off-$role"
+		echo "$prog: host $role booted again in $((SECONDS - t0)) s (an earlier test powered it off)"
+	done
+}
+
 # pair_once DIR: one run of the script on every host (submit_pair); sets
 # sts, the exit statuses of A's, B's, ... side.
 pair_once() {
@@ -829,6 +853,11 @@ pair_once() {
 		[[ -z $name ]] || env+=" PP_NODE_$role=$name"
 	done <"$pdir/hosts"
 	env+=" PP_HOST=$(awk '{ print $2; exit }' "$pdir/hosts")"
+	boot_off "$pdir" || {
+		sts=(1)
+		rm -rf "$out" "$pair_meet"
+		return
+	}
 	if ((hosts)); then
 		env+=" PP_HOSTS='${roles[*]}' SLURM_CONF=/run/slurm/slurm.conf"
 	fi
@@ -840,15 +869,7 @@ pair_once() {
 	rm -rf "$out"
 	host_checks "$pair_meet" || sts[0]=1
 	for role in "${roles[@]}"; do
-		[[ -e $pair_meet/poweroff-$role ]] || continue
-		t0=$SECONDS
-		boot_guest "$pdir/${role,,}" "$role"
-		if wait_ready "$pdir/${role,,}"; then
-			echo "$prog: host $role booted again in $((SECONDS - t0)) s"
-		else
-			echo "$prog: host $role did not boot again after its power-off"
-			sts[0]=1
-		fi
+		[[ ! -e $pair_meet/poweroff-$role ]] || : >"$pdir/off-$role"
 	done
 	rm -rf "$pair_meet"
 }
@@ -864,6 +885,7 @@ pair_link() {
 	cmd=(bash "$here/pair-link.sh")
 	script=$here/pair-link.sh
 	out=$(mktemp -d "${TMPDIR:-/tmp}/pp-pair-link.XXXXXX")
+	boot_off "$pdir" || true # a host the failed test powered off
 	submit_all "$pdir" "$out" "export PP_ROLE=@ROLE@ PP_ADDR_A=$pair_addr_a PP_ADDR_B=$pair_addr_b"
 	if ((sts[0] == 0 && sts[1] == 0)); then
 		rm -rf "$out"
