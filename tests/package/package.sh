@@ -113,6 +113,10 @@ use_root() {
 	[[ $out == *"rc_pingpong - ping-pong over an RDMA Reliable"* &&
 		$out == *"--version"* && $out == *"EXIT STATUS"* ]] ||
 		fail "man -l rc_pingpong.1 does not show its page: $out"
+	# an option's "--" in the help text stays two hyphens (pandoc's "smart"
+	# typography would make it an en dash: "give –pkey")
+	[[ $out == *"another way to give --pkey)"* && $out != *$'\u2013'* ]] ||
+		fail "man -l rc_pingpong.1: '--' printed as an en dash: $(grep -m 1 $'\u2013' <<<"$out")"
 	out=$(MANWIDTH=200 man -l "$root/usr/share/man/man7/pingpong.7$man_ext" 2>&1) ||
 		fail "man -l pingpong.7: $out"
 	[[ $out == *"pingpong - raw-verbs RDMA ping-pong tools"* ]] ||
