@@ -159,6 +159,7 @@ for row in "${rows[@]}"; do
 	for kv in ${PP_WALL_ITERS:-}; do
 		[[ ${kv%%=*} != "$row" ]] || n=${kv#*=}
 	done
+	echo "PPWALL-INFO,iters:$row,$n"
 	a=ours
 	[[ ${row%%:*} != aa && ${row%%:*} != aaw ]] || a=stock
 	for ((p = 1; p <= pairs; p++)); do

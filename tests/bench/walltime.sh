@@ -80,6 +80,20 @@ def made():
             info.get("pairs", "?"), B)
 
 
+def iters(rows):
+    """The -n of the runs of ROWS, by size ("8000 at 1 byte, 1500 at 4096":
+    the rows' PPWALL-INFO,iters:ROW records, else walltime-inside.sh's
+    defaults)."""
+    by = {}
+    for row in rows:
+        size = int(row.split(":")[1])
+        n = info.get("iters:" + row, "8000" if size < 4096 else "1500")
+        by.setdefault(size, set()).add(n)
+    return ", ".join("%s at %s" % ("/".join(sorted(by[s], key=int)),
+                                   "1 byte" if s == 1 else s)
+                     for s in sorted(by))
+
+
 def resolve(r):
     """The median of the paired ratios R and its bootstrap 95 % interval."""
     rng = random.Random(16)
@@ -125,8 +139,8 @@ w("<!-- walltime:begin -->")
 w("## Wall clock, paired: ours against the stock tools")
 w("")
 w("Made by `tests/bench/walltime.sh`; pinning %s; emulated guests running "
-  "on the machine at the end: %s. Each row is %s pairs of short runs (`-n` 8000 at 1 byte, 1500 at "
-  "4096: a fraction of a second of loop each, `-r 500`), the two runs of a "
+  "on the machine at the end: %s. Each row is %s pairs of short runs (`-n` %s: a fraction of a second "
+  "of loop each, `-r 500`), the two runs of a "
   "pair back to back, A first in odd pairs and B first in even ones. The "
   "figure of a run is the client's `usec/iter`; the ratio of a pair is "
   "A / B. The table gives the median of the paired ratios and its 95 %% "
@@ -135,7 +149,7 @@ w("Made by `tests/bench/walltime.sh`; pinning %s; emulated guests running "
   "*slower* when above, else *not resolved*. The A/A row runs "
   "`ibv_rc_pingpong` against itself in the same session: its interval is "
   "what this bed can resolve; a row whose interval is no narrower says "
-  "nothing finer." % made())
+  "nothing finer." % (made()[:3] + (iters(send_rows), B)))
 w("")
 names = {"rc": ("rc_pingpong", "ibv_rc_pingpong"),
          "uc": ("rc_pingpong --uc", "ibv_uc_pingpong"),
@@ -157,14 +171,15 @@ if ops_rows:
     w("Made by `tests/bench/walltime.sh`; pinning %s; emulated guests "
       "running on the machine at the end: %s. `rc_pingpong --op write` and `--op read` against perftest's "
       "`ib_write_lat` and `ib_read_lat`, %s pairs of short runs per row "
-      "(`-n` 8000 at 1 byte, 1500 at 4096), alternated and resolved as "
+      "(`-n` %s), alternated and resolved as "
       "above (median of the paired ratios A / B, bootstrap 95 %% "
       "interval, %d resamples). The figure of a run compares like with "
       "like: perftest's `t_typical` (its median) is half a round trip for "
       "Write, where both sides write as ours do, and one whole Read for "
       "Read; so ours is its median round trip over 2 for Write, its median "
       "for Read (one Read is our round trip). The A/A row runs "
-      "`ib_write_lat` against itself in the same session." % made())
+      "`ib_write_lat` against itself in the same session." %
+      (made()[:3] + (iters(ops_rows), B)))
     w("")
     out.extend(table(ops_rows, {
         "write": ("rc_pingpong --op write", "ib_write_lat"),
