@@ -32,9 +32,8 @@ case_=$1
 run_pair() {
 	local tool=$1 bin sargs=() cargs=()
 	shift
-	while [[ $1 != -- ]]; do sargs+=("$1"); shift; done
-	shift
-	cargs=("$@")
+	pp_split "$@"
+	sargs=("${pp_before[@]}") cargs=("${pp_after[@]}")
 	bin=$(pp_bin "$tool")
 	PP_PORT=$((PP_PORT + 1))
 	pp_server server "$PP_LOGS/server" "$bin" -d "$PP_DEV" -p "$PP_PORT" \

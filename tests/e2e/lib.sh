@@ -176,6 +176,19 @@ pp_now_ms() {
 	echo $((t / 1000))
 }
 
+# pp_split ARGS...: ARGS split at their first "--": pp_before holds what
+# comes before it, pp_after what comes after (all of ARGS and nothing when
+# there is no "--"). The callers' "SERVER-OPTS... -- CLIENT-ARGS...".
+pp_split() {
+	pp_before=() pp_after=()
+	while (($#)) && [[ $1 != -- ]]; do
+		pp_before+=("$1")
+		shift
+	done
+	(($#)) && shift
+	pp_after=("$@")
+}
+
 # pp_start_run NAME BIN PORT WATCH [SERVER_OPTS...] -- CLIENT_OPTS...: start
 # a server of BIN on PORT (-d, -p and SERVER_OPTS) and a client of it (-d,
 # -p, the GID option and CLIENT_OPTS), logging to $PP_LOGS/server.NAME and
@@ -186,11 +199,9 @@ pp_now_ms() {
 pp_start_run() {
 	local name=$1 bin=$2 port=$3 watch=$4 sopts=()
 	shift 4
-	while (($#)) && [[ $1 != -- ]]; do
-		sopts+=("$1")
-		shift
-	done
-	(($#)) && shift # the --
+	pp_split "$@"
+	sopts=("${pp_before[@]}")
+	set -- "${pp_after[@]}"
 	pp_slog=$PP_LOGS/server.$name pp_clog=$PP_LOGS/client.$name
 	pp_server server "$pp_slog" "$bin" -d "$PP_DEV" -p "$port" "${sopts[@]}"
 	pp_spid=$pp_pid
@@ -292,11 +303,9 @@ pp_pair_next() {
 pp_pair_run() {
 	local name=$1 args=() st=0 log=$PP_LOGS/$1.$PP_ROLE
 	shift
-	while [[ $1 != -- ]]; do
-		args+=("$1")
-		shift
-	done
-	shift
+	pp_split "$@"
+	args=("${pp_before[@]}")
+	set -- "${pp_after[@]}"
 	if [[ $PP_ROLE == A ]]; then
 		pp_server "$name server" "$log" "${args[@]}"
 		local spid=$pp_pid

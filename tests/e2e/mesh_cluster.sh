@@ -60,11 +60,9 @@ d= # the current run's directory in PP_MEET (all hosts see it)
 mesh_srun() {
 	local name=$1 limit=$2 sopts=() t0
 	shift 2
-	while [[ $1 != -- ]]; do
-		sopts+=("$1")
-		shift
-	done
-	shift
+	pp_split "$@"
+	sopts=("${pp_before[@]}")
+	set -- "${pp_after[@]}"
 	d=$PP_MEET/$name
 	mkdir -p "$d"
 	echo "run $name at $(pp_at): srun ${sopts[*]} $*"

@@ -34,12 +34,8 @@ run() {
 	local name=$1 bin sopts=() copts=() spid
 	bin=$(pp_bin "$2")
 	shift 2
-	while [[ $1 != -- ]]; do
-		sopts+=("$1")
-		shift
-	done
-	shift
-	copts=("$@")
+	pp_split "$@"
+	sopts=("${pp_before[@]}") copts=("${pp_after[@]}")
 	port=$((port + 1))
 	pp_server "$name server" "$PP_LOGS/$name.server" "$bin" -d "$PP_DEV" \
 		-p "$port" "${sopts[@]}"

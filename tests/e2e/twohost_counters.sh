@@ -99,12 +99,8 @@ EOF
 run() {
 	local name=$1 sopts=() copts=()
 	shift
-	while [[ $1 != -- ]]; do
-		sopts+=("$1")
-		shift
-	done
-	shift
-	copts=("$@")
+	pp_split "$@"
+	sopts=("${pp_before[@]}") copts=("${pp_after[@]}")
 	pp_pair_next
 	rdma_stat "$PP_LOGS/$name.before"
 	pp_pair_run "$name" "$bin" -d "$PP_DEV" -p "$pp_pair_port" "${sopts[@]}" -- \
