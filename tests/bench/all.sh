@@ -21,8 +21,8 @@
 # (and RAWDIR/run.csv), with no guest: the figures of that run, the text of
 # this tree's scripts.
 #
-# Time: about 35 minutes on a quiet 2-core machine (build 2, walltime 8,
-# pingpong 7, icount 15, mesh 5), with repetitions below the parts'
+# Time: about 46 minutes on a quiet 2-core machine (build 1, walltime 9,
+# pingpong 5, icount 20, mesh 11), with repetitions below the parts'
 # own defaults (set here, each overridable): PP_WALL_PAIRS 16 (11 rows),
 # PP_BENCH_REPS 3 and sizes up to 64 KiB with PP_BENCH_BUDGET 480 s.
 # Each part's guest has a timeout (PP_WALL_TIMEOUT 900, PP_BENCH_TIMEOUT
@@ -185,8 +185,8 @@ never runs ([measurement.md](measurement.md#the-clock)).
   $(runinfo host_kernel).$([[ -z $(guest kernel) ]] || echo "
 - Guest: kernel $(guest kernel)$([[ -z $(guest nproc) ]] || echo ", $(guest nproc) vCPUs \"$(guest cpu)\"")$([[ -z $(guest rdma_core) ]] || echo "; rdma-core (ibverbs-utils) $(guest rdma_core), perftest $(guest perftest)").")
 - The repetitions are fewer than each part's defaults, so that the whole
-  run fits in about 35 minutes; each section gives its own (pairs, runs,
-  round trips).
+  run takes under an hour; each section gives its own (pairs, runs, round
+  trips).
 EOF
 		local bad
 		bad=$(sed -n 's/^PPRUN-INFO,part,//p' "$raw/run.csv" |

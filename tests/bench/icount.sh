@@ -238,7 +238,7 @@ EOF
 python3 - "$work/section.icount-ops" "$work/raw.lf" <<'EOF'
 import sys
 
-from icount_raw import finish, fn_lines, made, section
+from icount_raw import disagree, finish, fn_lines, made, section
 
 rows, fns, info, out = section(
     sys.argv[2], "ops", "icount-ops",
@@ -279,8 +279,14 @@ def key(k):
 for k in sorted(rows, key=key):
     who, op, s = k.split(":")
     w("| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | "
-      "%.2f | %.0f |" % ((who, op, s) + tuple(rows[k])))
+      "%.2f | %.0f |" % ((who + (" (runs disagree)" if disagree(rows[k])
+                                 else ""), op, s) + tuple(rows[k])))
 w("")
+if any(disagree(r) for r in rows.values()):
+    w("*runs disagree*: a part of the row is below zero, so its two runs' "
+      "extra round trips did not cost alike (one of them did work the "
+      "other did not); the row says nothing, and is left out below.")
+    w("")
 w("| operation | size | ours loop | perftest loop | ours / perftest | "
   "ours own | perftest own |")
 w("|---|---:|---:|---:|---:|---:|---:|")
@@ -289,7 +295,7 @@ for op in oporder:
                      if k.split(":")[1] == op}):
         o = rows.get("ours:%s:%d" % (op, s))
         p = rows.get("perftest:%s:%d" % (op, s))
-        if not o or not p:
+        if not o or not p or disagree(o) or disagree(p):
             continue
         w("| %s | %d | %.0f | %.0f | %.2f | %.0f | %.0f |" % (
             op, s, o[1], p[1], o[1] / p[1] if p[1] else 0, o[3], p[3]))

@@ -40,6 +40,13 @@ def load(path, kind):
     return rows, fns, info, rss, cal
 
 
+def disagree(r):
+    """Whether row R (a PPICOUNT row's figures) has a part below zero
+    beyond rounding: its two runs' extra round trips did not cost alike
+    (one run did work the other did not), so the row says nothing."""
+    return min(r[3], r[4], r[5], r[6]) < -1
+
+
 def fn_lines(rows, fns, key):
     """One line per row of ours: its own code by function, in KEY order."""
     lines = []

@@ -50,7 +50,7 @@ python3 - "$work/raw.lf" "$work" <<'EOF'
 import random
 import sys
 
-runs, info = {}, {}
+runs, info, fails = {}, {}, {}
 for line in open(sys.argv[1]):
     f = line.rstrip("\n").split(",")
     if f[0] == "PPWALL" and len(f) == 6:
@@ -59,6 +59,8 @@ for line in open(sys.argv[1]):
             runs.setdefault(row, {}).setdefault(p, {})[who] = float(u)
         else:
             runs.setdefault(row, {}).setdefault(p, {})
+            fails.setdefault(row, {}).setdefault(who, 0)
+            fails[row][who] += 1
     elif f[0] == "PPWALL-INFO" and len(f) >= 3:
         info.setdefault(f[1], ",".join(f[2:]))
 
@@ -101,6 +103,11 @@ def resolve(r):
     return median(r), meds[int(0.025 * B)], meds[int(0.975 * B) - 1]
 
 
+def counted(n, what):
+    """N WHAT, WHAT in the plural unless N is 1."""
+    return "%d %s%s" % (n, what, "" if n == 1 else "s")
+
+
 def table(rows, names, figure):
     """The table's lines for ROWS; NAMES: row transport -> (A, B)."""
     t = ["| row | A | B | pairs | A median %s | B median %s | "
@@ -112,9 +119,14 @@ def table(rows, names, figure):
               if "a" in v and "b" in v]
         a, b = names.get(tr, (tr, tr))
         aa = tr in ("aa", "aaw")
+        f = fails.get(row, {})
         label = "%s %s B%s" % ("A/A" if aa else tr, size,
                                "" if len(ok) == len(runs[row]) else
-                               " (%d pairs failed)" % (len(runs[row]) - len(ok)))
+                               " (%s left out: %s)" % (
+                                   counted(len(runs[row]) - len(ok), "pair"),
+                                   ", ".join("%s of %s failed" % (
+                                       counted(f[w], "run"), w.upper())
+                                       for w in sorted(f))))
         if len(ok) < 5:
             t.append("| %s | %s | %s | %d | - | - | - | - | too few pairs |" %
                      (label, a, b, len(ok)))
@@ -145,7 +157,8 @@ w("Made by `tests/bench/walltime.sh`; pinning %s; emulated guests running "
   "figure of a run is the client's `usec/iter`; the ratio of a pair is "
   "A / B. The table gives the median of the paired ratios and its 95 %% "
   "interval from %d bootstrap resamples of the pairs (percentile method, "
-  "fixed seed). Verdict: *faster* when the whole interval is below 1, "
+  "fixed seed). A run that fails, or prints no figure, leaves its pair out; the row "
+  "says how many runs of A and of B did. Verdict: *faster* when the whole interval is below 1, "
   "*slower* when above, else *not resolved*. The A/A row runs "
   "`ibv_rc_pingpong` against itself in the same session: its interval is "
   "what this bed can resolve; a row whose interval is no narrower says "
