@@ -402,6 +402,17 @@ int pp_sock_keepalive(int fd, uint32_t timeout_ms)
 	return 0;
 }
 
+int pp_sock_silent_peer(int fd, uint32_t timeout_ms)
+{
+	unsigned int ms = timeout_ms;
+	int ret = pp_sock_keepalive(fd, timeout_ms);
+
+	if (!ret &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms)))
+		ret = errno;
+	return ret;
+}
+
 int64_t pp_sock_share(int64_t now, int64_t deadline, unsigned int left)
 {
 	if (deadline == INT64_MAX || left <= 1 || deadline <= now)

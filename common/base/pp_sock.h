@@ -102,6 +102,19 @@ void pp_sock_keepalive_for(uint32_t timeout_ms, struct pp_keepalive *ka);
 int pp_sock_keepalive(int fd, uint32_t timeout_ms);
 
 /**
+ * pp_sock_silent_peer() - a dead peer host noticed within about @timeout_ms
+ * on @fd, whether the connection is idle or holds data of ours the peer has
+ * not acknowledged: keepalive (pp_sock_keepalive()) for the first,
+ * TCP_USER_TIMEOUT for the second (keepalive sends no probe while data is
+ * unacknowledged, and retransmissions alone go on for many minutes)
+ * @fd: a connected TCP socket
+ * @timeout_ms: the timeout
+ *
+ * Return: 0, or the errno of setsockopt().
+ */
+int pp_sock_silent_peer(int fd, uint32_t timeout_ms);
+
+/**
  * pp_sock_share() - the deadline of one of @left addresses still to try
  * @now: the time now (pp_now_ns())
  * @deadline: the deadline of them all

@@ -531,6 +531,8 @@ static int worker(struct rank_ctx *c, const char *connect_to)
 			o->mesh_join_s, err.msg);
 		return PP_EXIT_FAIL;
 	}
+	/* rank 0's host dying silently ends this rank within -T */
+	(void)pp_sock_silent_peer(c->ctl, o->timeout_ms);
 	ret = read_facts(c, &m.u.join, &err);
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", o->prog, err.msg);
@@ -588,9 +590,12 @@ static int worker(struct rank_ctx *c, const char *connect_to)
 	fprintf(stderr,
 		"%s: --mesh: rank %u: rank 0 (%s:%u) is gone (%s): stopping\n",
 		o->prog, c->rank, connect_to, o->port,
-		ret == ETIMEDOUT ? "no word within a round's bound" :
-		ret == EPROTO	 ? "a record that is not ours" :
-				   strerror(ret));
+		ret == ETIMEDOUT ?
+			"no word within a round's bound" :
+		ret == EHOSTDOWN ?
+			"its host stopped answering: TCP gave up after -T" :
+		ret == EPROTO ? "a record that is not ours" :
+				strerror(ret));
 	return PP_EXIT_FAIL;
 }
 
@@ -683,6 +688,8 @@ static void take_join(struct coord *c, int fd, uint32_t *next_any)
 		refuse(fd, &m);
 		return;
 	}
+	/* a host that dies silently is named within -T, not at the bound */
+	(void)pp_sock_silent_peer(fd, c->o->timeout_ms);
 	c->v.ranks[rank].joined = true;
 	c->v.ranks[rank].facts = m.u.join;
 	peer_host(fd, c->env->root, c->v.ranks[rank].addr,
@@ -947,6 +954,11 @@ static void collect(struct coord *c, uint32_t round, int32_t *peer_of)
 					c, r,
 					"its connection to rank 0 closed in round %u (it died or was stopped)",
 					round + 1);
+			else if (ret == EHOSTDOWN)
+				rank_gone(
+					c, r,
+					"its host stopped answering rank 0 in round %u (TCP gave up after -T, %u ms)",
+					round + 1, c->o->timeout_ms);
 			else
 				rank_gone(
 					c, r,

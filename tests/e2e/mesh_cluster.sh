@@ -289,6 +289,14 @@ kill)
 	echo
 	mesh_check --ranks 4 --bad 3 --gone 3 --json "$d/r0.out" --svg "$d/mesh.svg" \
 		--took-ms "$ms"
+	# named when TCP gives up on its connection to rank 0 (keepalive, user
+	# timeout), within -T of its silence, not at the end of its pair's bound
+	why=$(grep -o '"gone":"[^"]*"' "$d/r0.out" | head -n 1)
+	if [[ $why == '"gone":"its host stopped answering rank 0 in round '* ]]; then
+		echo "ok: D named gone when TCP gave up on it: $why"
+	else
+		pp_fail "D's gone reason: '$why', expected its host stopped answering rank 0 (TCP gave up)"
+	fi
 	;;
 absent)
 	[[ $PP_ROLE == A ]] || exit 0

@@ -2214,6 +2214,34 @@ START_TEST(sock_keepalive_set)
 }
 END_TEST
 
+/* The mesh's control connections: keepalive and a user timeout, both -T. */
+START_TEST(sock_silent_peer_set)
+{
+	int lfd, fd = -1, v;
+	unsigned int ms = 0;
+	socklen_t len = sizeof(v), mlen = sizeof(ms);
+	struct pp_conn c;
+	uint32_t port;
+
+	port = listen_free("127.0.0.1", &lfd);
+	connect_to("127.0.0.1", port, 3000, &c);
+	ck_assert_int_eq(pp_sock_accept(lfd, pp_deadline(3000), &fd, NULL, 0),
+			 0);
+	ck_assert_int_eq(pp_sock_silent_peer(fd, 5000), 0);
+	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len), 0);
+	ck_assert_int_eq(v, 1);
+	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &len),
+			 0);
+	ck_assert_int_eq(v, 3);
+	ck_assert_int_eq(
+		getsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, &mlen), 0);
+	ck_assert_uint_eq(ms, 5000);
+	close(fd);
+	close(c.fd);
+	close(lfd);
+}
+END_TEST
+
 /* ------------------------------------------------ the passive server's wait */
 
 /* One message of the client's, encoded onto @fd. */
@@ -2426,6 +2454,7 @@ static Suite *hs_suite(void)
 	tcase_add_test(pure, connect_share);
 	tcase_add_test(pure, keepalive_bounds);
 	tcase_add_test(sock, sock_keepalive_set);
+	tcase_add_test(sock, sock_silent_peer_set);
 	tcase_add_test(sock, sock_accept_emfile);
 	tcase_add_test(sock, sock_connect_next_address);
 	tcase_add_test(sock, sock_client_checks_grh);
