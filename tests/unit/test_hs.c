@@ -2183,31 +2183,41 @@ START_TEST(keepalive_bounds)
 }
 END_TEST
 
+/* A TCP connection over the loopback: the accepted side, @c the other. */
+static int loopback_accepted(int *lfd, struct pp_conn *c)
+{
+	uint32_t port = listen_free("127.0.0.1", lfd);
+	int fd = -1;
+
+	connect_to("127.0.0.1", port, 3000, c);
+	ck_assert_int_eq(pp_sock_accept(*lfd, pp_deadline(3000), &fd, NULL, 0),
+			 0);
+	return fd;
+}
+
+/* A socket option of @fd, as the kernel reads it back. */
+static int sockopt(int fd, int level, int name)
+{
+	int v = -1;
+	socklen_t len = sizeof(v);
+
+	ck_assert_int_eq(getsockopt(fd, level, name, &v, &len), 0);
+	return v;
+}
+
 /* ... and on a real connection, as the kernel reads them back. */
 START_TEST(sock_keepalive_set)
 {
-	int lfd, fd = -1, v;
-	socklen_t len = sizeof(v);
 	struct pp_conn c;
-	uint32_t port;
+	int lfd, fd = loopback_accepted(&lfd, &c);
 
-	port = listen_free("127.0.0.1", &lfd);
-	connect_to("127.0.0.1", port, 3000, &c);
-	ck_assert_int_eq(pp_sock_accept(lfd, pp_deadline(3000), &fd, NULL, 0),
-			 0);
-	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len), 0);
-	ck_assert_int_eq(v, 0); /* off until asked */
+	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 0); /* off */
 	ck_assert_int_eq(pp_sock_keepalive(fd, 10000), 0);
-	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len), 0);
-	ck_assert_int_eq(v, 1);
-	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &len),
-			 0);
-	ck_assert_int_eq(v, 5);
-	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &v, &len),
-			 0);
-	ck_assert_int_eq(v, 2);
-	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &v, &len), 0);
-	ck_assert_int_eq(v, 3);
+	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 5);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 2);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPCNT), 3);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 0);
 	close(fd);
 	close(c.fd);
 	close(lfd);
@@ -2217,25 +2227,13 @@ END_TEST
 /* The mesh's control connections: keepalive and a user timeout, both -T. */
 START_TEST(sock_silent_peer_set)
 {
-	int lfd, fd = -1, v;
-	unsigned int ms = 0;
-	socklen_t len = sizeof(v), mlen = sizeof(ms);
 	struct pp_conn c;
-	uint32_t port;
+	int lfd, fd = loopback_accepted(&lfd, &c);
 
-	port = listen_free("127.0.0.1", &lfd);
-	connect_to("127.0.0.1", port, 3000, &c);
-	ck_assert_int_eq(pp_sock_accept(lfd, pp_deadline(3000), &fd, NULL, 0),
-			 0);
 	ck_assert_int_eq(pp_sock_silent_peer(fd, 5000), 0);
-	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len), 0);
-	ck_assert_int_eq(v, 1);
-	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &len),
-			 0);
-	ck_assert_int_eq(v, 3);
-	ck_assert_int_eq(
-		getsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, &mlen), 0);
-	ck_assert_uint_eq(ms, 5000);
+	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 3);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 5000);
 	close(fd);
 	close(c.fd);
 	close(lfd);
