@@ -854,7 +854,8 @@ pair_once() {
 	done <"$pdir/hosts"
 	env+=" PP_HOST=$(awk '{ print $2; exit }' "$pdir/hosts")"
 	boot_off "$pdir" || {
-		sts=(1)
+		sts=()
+		for role in "${roles[@]}"; do sts+=(1); done
 		rm -rf "$out" "$pair_meet"
 		return
 	}
