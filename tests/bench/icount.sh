@@ -184,6 +184,7 @@ for t, s in seen:
         why.append("%s raw, not at min polls" % " and ".join(raw))
     w("| %s | %s | %s | %s | %s | %.0f (%.0f) | %s |" % (
         t, s, otext, sttext, pftext, o[1], ro[3],
+        "- (no other tool's row)" if not st and not pf else
         ("yes" if not [x for x in why if "raw" not in x] else "no: " +
          "; ".join(x for x in why if "raw" not in x)) +
         "".join(" (%s)" % x for x in why if "raw" in x)))
