@@ -21,7 +21,6 @@ Expectations (each checked against every source given):
                     failed pairs passed (R was still there), every later one
                     failed
   --slow R          rank R, and no other, named as slow
-  --no-odd          no odd one out at all (no slow rank, nothing failed)
   --mtu R:M         rank R's active MTU is M, every other rank's is the
                     same as each other's; the host table names rank R's as
                     differing; each pair with R ran at path MTU min(M, its
@@ -191,7 +190,6 @@ def main():
     ap.add_argument("--absent", type=int, action="append", default=[])
     ap.add_argument("--gone", type=int, action="append", default=[])
     ap.add_argument("--slow", type=int, action="append", default=[])
-    ap.add_argument("--no-odd", action="store_true")
     ap.add_argument("--mtu")
     ap.add_argument("--launcher")
     ap.add_argument("--hosts")
@@ -265,7 +263,7 @@ def main():
         if a.gone:
             check(set(a.gone) <= set(s["gone"]), f"json: ranks {a.gone} gone",
                   str(s["gone"]))
-        if a.slow or a.no_odd:
+        if a.slow:
             slow = sorted(x["rank"] for x in s["slow"])
             check(slow == sorted(a.slow), f"json: slow ranks {sorted(a.slow)}",
                   str(slow))
@@ -345,11 +343,9 @@ def main():
                   f"text: rank {r} named as gone", "; ".join(t["odd"]))
         slow = sorted(int(m.group(1)) for m in
                       (re.match(r"^  slow: \S+ \(rank (\d+)\)", x) for x in t["odd"]) if m)
-        if a.slow or a.no_odd:
+        if a.slow:
             check(slow == sorted(a.slow), f"text: slow ranks {sorted(a.slow)}",
                   "; ".join(t["odd"]))
-        if a.no_odd:
-            check(t["odd"] == ["  none"], "text: no odd ones out", "; ".join(t["odd"]))
         if a.mtu:
             r = int(a.mtu.split(":")[0])
             check(any(re.search(rf"\(rank {r}\): active MTU", x) for x in t["differs"]) and

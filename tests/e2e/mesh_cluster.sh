@@ -141,7 +141,7 @@ run_ok() {
 		show
 		pp_expect_grep '^mesh: 4 of 4 ranks joined.*\(slurm\)' "$d/r0.out" \
 			"rank 0 names Slurm as the launcher"
-		mesh_check --ranks 4 --all-ok --no-odd --text "$d/r0.out" --svg "$d/mesh.svg"
+		mesh_check --ranks 4 --all-ok --text "$d/r0.out" --svg "$d/mesh.svg"
 		for node in "${pp_nodes[@]}"; do
 			pp_expect_grep "^ +[0-3]  $node " "$d/r0.out" "the matrix has a row for $node"
 		done
@@ -152,7 +152,7 @@ run_ok() {
 	statuses 0 0 0 0
 	# the JSON's host names are the guests', in rank order (srun's block
 	# distribution: rank i on node i+1)
-	mesh_check --ranks 4 --all-ok --no-odd --launcher slurm --json "$d/r0.out" \
+	mesh_check --ranks 4 --all-ok --launcher slurm --json "$d/r0.out" \
 		--svg "$d/mesh.svg" --hosts "$(IFS=,; echo "${pp_nodes[*]}")"
 }
 
