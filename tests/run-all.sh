@@ -8,7 +8,7 @@
 # Usage: bash tests/run-all.sh [CTEST-ARGS...]   e.g. -L unit, -R rc.poll
 # With no arguments it also builds the tools once as a user without Check
 # would (tests/nocheck.sh), and runs valgrind on the unit suites, the fuzzers
-# (PP_FUZZ_SECONDS each, default 15) and the sanitizer build (PP_QUICK=1
+# (PP_FUZZ_SECONDS each, default 10) and the sanitizer build (PP_QUICK=1
 # skips those three).
 # Environment: PP_BUILD_DIR (default: build-all), PP_WERROR (default: ON).
 set -euo pipefail
@@ -51,7 +51,7 @@ if (($# == 0)); then
 fi
 if (($# == 0)) && [[ ${PP_QUICK:-0} != 1 ]]; then
 	PP_BUILD_DIR=$build stage valgrind bash tests/valgrind.sh
-	stage fuzz bash tests/fuzz/run.sh "${PP_FUZZ_SECONDS:-15}"
+	stage fuzz bash tests/fuzz/run.sh "${PP_FUZZ_SECONDS:-10}"
 	stage sanitize bash tests/sanitize.sh
 fi
 cd "$build"
