@@ -166,7 +166,7 @@ report() {
 
 Every table and the plot on this page come from one run,
 \`$(runinfo command)\`, of commit \`$(runinfo commit)\`, built from a
-clean export of that commit, on $(runinfo date), in $((took / 60)) min
+clean export of that commit, on $(runinfo date | cut -d " " -f 1), in $((took / 60)) min
 $((took % 60)) s. The raw output of each part is beside this page, in
 [bench/](bench/).
 
