@@ -57,6 +57,22 @@ static inline uint8_t pp_pattern_byte(size_t off, uint64_t seq,
 }
 
 /**
+ * pp_write_flag_at() - pp_write_flag() of message @seq from its first
+ * message's: the pattern's byte grows by 29 a message (mod 256), so a
+ * loop that writes many keeps @base and adds @seq (the lean Write loop)
+ * @base: pp_pattern_byte() of the last byte of message 0, the same side
+ * @seq: the message number
+ *
+ * Return: that byte of message @seq, or 0x80 where it is 0.
+ */
+static inline uint8_t pp_write_flag_at(uint8_t base, uint32_t seq)
+{
+	uint8_t b = (uint8_t)(base + seq * 29U);
+
+	return b ? b : 0x80;
+}
+
+/**
  * pp_write_flag() - the last byte of RDMA Write message @seq: the receiver
  * polls for it (pp_run_rdma.c, pp_run_fast.c)
  * @size: the message size, at least 1
@@ -69,9 +85,7 @@ static inline uint8_t pp_pattern_byte(size_t off, uint64_t seq,
 static inline uint8_t pp_write_flag(uint64_t size, uint32_t seq,
 				    bool from_server)
 {
-	uint8_t b = pp_pattern_byte(size - 1, seq, from_server);
-
-	return b ? b : 0x80;
+	return pp_write_flag_at(pp_pattern_byte(size - 1, 0, from_server), seq);
 }
 
 #endif /* PP_PATTERN_H */

@@ -914,7 +914,7 @@ int pp_res_post_recv(struct pp_res *r, uint32_t qp_index, uint32_t n)
 	return ret;
 }
 
-/* The opcode of the run's operation (not an atomic). */
+/* The opcode of the run's operation. */
 static enum ibv_wr_opcode opcode(const struct pp_res *r)
 {
 	switch (r->attr.op) {
@@ -924,6 +924,10 @@ static enum ibv_wr_opcode opcode(const struct pp_res *r)
 		return IBV_WR_RDMA_WRITE_WITH_IMM;
 	case PP_OP_READ:
 		return IBV_WR_RDMA_READ;
+	case PP_OP_FETCH_ADD:
+		return IBV_WR_ATOMIC_FETCH_AND_ADD;
+	case PP_OP_CMP_SWAP:
+		return IBV_WR_ATOMIC_CMP_AND_SWP;
 	default:
 		break;
 	}
@@ -933,11 +937,13 @@ static enum ibv_wr_opcode opcode(const struct pp_res *r)
 void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
 		    struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
-	bool read = r->attr.op == PP_OP_READ;
+	/* a read's data, an atomic's old value, come back into recv_buf */
+	bool request = pp_op_client_only(r->attr.op);
+	bool atomic = pp_op_atomic(r->attr.op);
 
 	*sge = (struct ibv_sge){
-		.addr = (uintptr_t)(read ? r->recv_buf : r->send_buf),
-		.length = r->msg_size,
+		.addr = (uintptr_t)(request ? r->recv_buf : r->send_buf),
+		.length = atomic ? PP_OP_ATOMIC_SIZE : r->msg_size,
 		.lkey = r->mr->lkey,
 	};
 	*wr = (struct ibv_send_wr){
@@ -945,10 +951,14 @@ void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
 		.sg_list = sge,
 		.num_sge = 1,
 		.opcode = opcode(r),
-		/* a read's data comes back: nothing to inline */
-		.send_flags = read ? IBV_SEND_SIGNALED : r->send_flags,
+		/* nothing to inline: each is signaled */
+		.send_flags = request ? IBV_SEND_SIGNALED : r->send_flags,
 	};
-	if (pp_op_remote(r->attr.op)) {
+	if (atomic) {
+		wr->wr.atomic.remote_addr = r->remote[qp_index].vaddr;
+		wr->wr.atomic.rkey = r->remote[qp_index].rkey;
+		wr->wr.atomic.compare_add = PP_OP_FETCH_ADD_ADD;
+	} else if (pp_op_remote(r->attr.op)) {
 		wr->wr.rdma.remote_addr = r->remote[qp_index].vaddr;
 		wr->wr.rdma.rkey = r->remote[qp_index].rkey;
 	}
@@ -974,28 +984,12 @@ int pp_res_post_send(struct pp_res *r, uint32_t qp_index, uint32_t seq)
 int pp_res_post_atomic(struct pp_res *r, uint32_t qp_index,
 		       uint64_t compare_add, uint64_t swap)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)r->recv_buf,
-		.length = PP_OP_ATOMIC_SIZE,
-		.lkey = r->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = PP_WRID(qp_index, 0),
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = r->attr.op == PP_OP_CMP_SWAP ?
-				  IBV_WR_ATOMIC_CMP_AND_SWP :
-				  IBV_WR_ATOMIC_FETCH_AND_ADD,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
 
-	wr.wr.atomic.remote_addr = r->remote[qp_index].vaddr;
-	wr.wr.atomic.rkey = r->remote[qp_index].rkey;
+	pp_res_send_wr(r, qp_index, &wr, &sge);
 	wr.wr.atomic.compare_add = compare_add;
 	wr.wr.atomic.swap = swap;
-	if (is_xrc(r))
-		wr.qp_type.xrc.remote_srqn = r->remote[qp_index].srqn;
 	return pp_res_post(r, r->qp[qp_index], &wr, &bad);
 }
 

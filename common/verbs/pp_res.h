@@ -289,7 +289,10 @@ int pp_res_post_recv_wr(struct pp_res *r, uint32_t qp_index,
  * @sge: filled
  *
  * The run's operation decides the opcode, the local buffer and the peer's
- * address and rkey (pp_res_post_send()).
+ * address and rkey (pp_res_post_send()).  A read or an atomic is signaled
+ * and comes back into recv_buf (an atomic's 8 bytes); an atomic's
+ * compare_add is PP_OP_FETCH_ADD_ADD, which a compare-and-swap replaces
+ * per post, with its swap (pp_res_post_atomic()).
  */
 void pp_res_send_wr(const struct pp_res *r, uint32_t qp_index,
 		    struct ibv_send_wr *wr, struct ibv_sge *sge);

@@ -2,7 +2,7 @@
 /*
  * pp_run_fast.c - the lean loop (docs/measurement.md, "The hot loop"): the
  * client's and the server's, for a send of ours, an RDMA Read, an RDMA
- * Write, where pp_run_fast_fits().
+ * Write, an atomic, where pp_run_fast_fits().
  */
 #include <errno.h>
 #include <string.h>
@@ -22,12 +22,13 @@ bool pp_run_fast_fits(const struct run *s)
 	const struct pp_run_cfg *cfg = s->cfg;
 	/* a send of ours: pp_run() sets fast_len for ours without -c only */
 	bool send = s->fast_len && s->sig_every == PP_TX_DEPTH;
-	bool read = s->r->attr.op == PP_OP_READ;
+	/* a read or an atomic: the client's alone (request_client()) */
+	bool request = pp_op_client_only(s->r->attr.op);
 	/* Write: its sends signaled as ours (write_begin()) */
 	bool write = s->r->attr.op == PP_OP_WRITE &&
 		     s->sig_every == PP_TX_DEPTH;
 
-	return (send || read || write) && s->r->num_qps == 1 &&
+	return (send || request || write) && s->r->num_qps == 1 &&
 	       !cfg->validate && !cfg->use_event && cfg->interval_ns <= 0 &&
 	       pp_clock.ticks;
 }
@@ -37,10 +38,24 @@ bool pp_run_fast_fits(const struct run *s)
 
 /* The round trip of the lean loops. */
 enum fast_op {
-	FAST_SEND,  /* a send, and the peer's reply */
-	FAST_READ,  /* an RDMA Read and its completion */
-	FAST_WRITE, /* an RDMA Write, and the peer's into our buffer */
+	FAST_SEND,	/* a send, and the peer's reply */
+	FAST_READ,	/* an RDMA Read and its completion */
+	FAST_WRITE,	/* an RDMA Write, and the peer's into our buffer */
+	FAST_FETCH_ADD, /* a fetch-and-add and its completion */
+	FAST_CMP_SWAP,	/* a compare-and-swap and its completion */
 };
+
+/* An atomic: its old value comes back, and is checked. */
+static inline bool fast_atomic(enum fast_op op)
+{
+	return op == FAST_FETCH_ADD || op == FAST_CMP_SWAP;
+}
+
+/* A read or an atomic: the request's completion is the round trip. */
+static inline bool fast_request(enum fast_op op)
+{
+	return op == FAST_READ || fast_atomic(op);
+}
 
 /* client_fast()'s state: the loop's own, in locals, and the run's. */
 struct fast {
@@ -57,6 +72,7 @@ struct fast {
 	int64_t loss_ns;    /* a lossy reply's deadline after its send */
 	uint64_t end;	    /* -D: when it is up, in ticks */
 	uint64_t alive_at;  /* Read: when ALIVE may be due (s->next_alive) */
+	uint64_t due;	    /* the sooner of the two (fast_due()) */
 	uint64_t lost;	    /* ticks spent waiting for lost replies ... */
 	uint64_t tail_lost; /* ... of which since completion tail_from */
 	uint64_t tail_from;
@@ -70,9 +86,20 @@ struct fast {
 	/* Write: the last byte of our message and of the peer's */
 	uint8_t *flag_out;
 	const uint8_t *flag_in;
-	uint64_t size;	   /* the message size (pp_write_flag()) */
+	/* ... and what it is in message 0 (pp_write_flag_at()) */
+	uint8_t out_base, in_base;
 	uint8_t want_flag; /* the flag of the peer's message awaited */
-	bool server;
+	/*
+	 * An atomic: where its old value lands, the value the next one finds
+	 * (atomic k finds k * step: pp_op_atomic_word()), and the iteration
+	 * PP_TEST_CORRUPT flips (pp_run_corrupt()), or UINT64_MAX.  The
+	 * landing area holds the value atomic k - 1 found until atomic k
+	 * writes it, which is never k's: so no atomic's lost write passes
+	 * (before atomic 0, a value unlike 0)
+	 */
+	uint8_t *old_in;
+	uint64_t word, step, corrupt_at;
+	struct ibv_wc wc; /* request_rounds()'s poll */
 	uint32_t fast_len, rx_batch, sig_flags, unsig_flags;
 	uint32_t unsignaled, pending;
 	uint32_t got_seq; /* server: the message's number (fast_take()) */
@@ -93,7 +120,7 @@ fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
 
 		if (ok && !PP_WRID_IS_RECV(w->wr_id)) {
 			f->busy = false;
-			if (op == FAST_READ) { /* the read is the round trip */
+			if (fast_request(op)) { /* the round trip */
 				f->tgot = pp_clock_ticks();
 				*got = true;
 			}
@@ -163,6 +190,98 @@ static int fast_look(struct run *s, uint64_t i, uint64_t t0, bool wait,
 }
 
 /*
+ * The round trip of iteration @i began at @t0, past f->due: -D is up
+ * (FAST_TIME_UP), or a read's or an atomic's ALIVE is due; f->due again.
+ */
+static int fast_due(struct fast *f, uint64_t i, uint64_t t0)
+{
+	struct run *s = f->s;
+	int64_t now;
+	int ret;
+
+	if (t0 >= f->end)
+		return FAST_TIME_UP;
+	if (t0 >= f->alive_at) {
+		/* the passive server hears this, else nothing of the run */
+		now = pp_clock_ns_of(t0);
+		ret = pp_run_alive_due(s, now, i);
+		if (ret)
+			return ret;
+		f->alive_at = t0 + (uint64_t)((double)(s->next_alive - now) /
+					      f->scale);
+	}
+	f->due = f->end < f->alive_at ? f->end : f->alive_at;
+	return 0;
+}
+
+/* A post of iteration @i (message @seq) failed with @ret: say so. */
+static int fast_post_failed(struct run *s, uint64_t i, uint32_t seq,
+			    enum fast_op op, int ret)
+{
+	if (op != FAST_SEND)
+		pp_err_set(s->err, "post %s%s at iteration %llu failed: %s",
+			   fast_atomic(op) ? "" : "RDMA ",
+			   pp_op_name(s->r->attr.op), (unsigned long long)i,
+			   strerror(ret));
+	else
+		pp_err_set(s->err, "post send at iteration %u failed: %s", seq,
+			   strerror(ret));
+	return ret;
+}
+
+/* A measured post took @d ticks: its sum and maximum. */
+static inline __attribute__((always_inline)) void fast_post_time(struct fast *f,
+								 int64_t d)
+{
+	if (d > 0) {
+		f->post_sum += (uint64_t)d;
+		if ((uint64_t)d > f->post_max)
+			f->post_max = (uint64_t)d;
+	}
+}
+
+/*
+ * An atomic: the value it must find (atomic k finds k * step), the next
+ * one's, and a compare-and-swap's operands (the value it finds, the next).
+ */
+static inline __attribute__((always_inline)) uint64_t
+fast_atomic_next(struct fast *f, enum fast_op op)
+{
+	uint64_t expect = f->word;
+
+	f->word += f->step;
+	if (op == FAST_CMP_SWAP) {
+		f->s->swr.wr.atomic.compare_add = expect;
+		f->s->swr.wr.atomic.swap = f->word;
+	}
+	return expect;
+}
+
+/* ... did it find @expect?  *@old: what it found. */
+static inline __attribute__((always_inline)) bool
+fast_atomic_found(const struct fast *f, uint64_t expect, uint64_t *old)
+{
+	memcpy(old, f->old_in, sizeof(*old));
+	return *old == expect;
+}
+
+/*
+ * ... so what atomic @i returned is always checked (request_client()),
+ * after the PP_TEST_CORRUPT hook
+ */
+static inline __attribute__((always_inline)) int
+fast_atomic_check(struct fast *f, uint64_t i, uint64_t expect)
+{
+	uint64_t old;
+
+	if (i == f->corrupt_at)
+		pp_run_corrupt(f->s, f->old_in, sizeof(old), i);
+	if (!fast_atomic_found(f, expect, &old))
+		return pp_run_atomic_bad(f->s, i, old, expect);
+	return 0;
+}
+
+/*
  * Post the send of message @seq (its number @want_be), the write of
  * message @seq (its flag last), or the read of iteration @i: every
  * PP_TX_DEPTH-th send or write signaled, every read; @t0, the clock before
@@ -175,16 +294,16 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 {
 	struct run *s = f->s;
 	struct ibv_send_wr *bad;
-	int64_t d;
 	int ret;
 
-	if (op == FAST_READ) {
-		f->busy = true; /* every read is signaled: pp_res_send_wr() */
+	if (fast_request(op)) {
+		/* every read and atomic is signaled: pp_res_send_wr() */
+		f->busy = true;
 	} else {
 		if (op == FAST_SEND)
 			s->swr.imm_data = want_be;
 		else /* the peer's write back showed ours landed: free */
-			*f->flag_out = pp_write_flag(f->size, seq, f->server);
+			*f->flag_out = pp_write_flag_at(f->out_base, seq);
 		if (++f->unsignaled < PP_TX_DEPTH) {
 			s->swr.send_flags = f->unsig_flags;
 		} else {
@@ -194,29 +313,14 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 		}
 	}
 	ret = f->post(f->qp, &s->swr, &bad);
-	if (ret) {
-		if (op != FAST_SEND)
-			pp_err_set(s->err,
-				   "post RDMA %s at iteration %llu failed: %s",
-				   pp_op_name(s->r->attr.op),
-				   (unsigned long long)i, strerror(ret));
-		else
-			pp_err_set(s->err,
-				   "post send at iteration %u failed: %s", seq,
-				   strerror(ret));
-		return ret;
-	}
+	if (ret)
+		return fast_post_failed(s, i, seq, op, ret);
 	if (measured) {
 		uint64_t now = pp_clock_ticks();
 
 		if (first) /* "The run's start", docs/measurement.md */
 			f->tfirst = now;
-		d = (int64_t)(now - t0);
-		if (d > 0) {
-			f->post_sum += (uint64_t)d;
-			if ((uint64_t)d > f->post_max)
-				f->post_max = (uint64_t)d;
-		}
+		fast_post_time(f, (int64_t)(now - t0));
 		f->posts++;
 	}
 	return 0;
@@ -240,6 +344,26 @@ fast_wait(struct fast *f, uint64_t i, uint32_t want_be, enum fast_op op,
 	unsigned int spins = 0;
 	int n, ret;
 
+	if (fast_request(op)) {
+		/*
+		 * A read's or an atomic's completion is the one awaited: one
+		 * poll for it alone first (no batch to fill)
+		 */
+		n = poll(cq, 1, wc);
+		/* (such a client posts no receive: pp_op_uses_recv()) */
+		if (n == 1 && wc[0].status == IBV_WC_SUCCESS) {
+			f->tgot = pp_clock_ticks();
+			f->busy = false;
+			*got = true;
+			s->progressed = true;
+			return 0;
+		}
+		if (n > 0) {
+			ret = fast_take(f, wc, n, i, want_be, got, op);
+			if (ret)
+				return ret;
+		}
+	}
 	for (;;) {
 		if (op == FAST_WRITE && !*got &&
 		    pp_write_landed(f->flag_in, f->want_flag)) {
@@ -288,11 +412,12 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 	   enum fast_op op, uint64_t *t0p)
 {
 	struct run *s = f->s;
-	uint32_t seq = s->cfg->first_seq + (uint32_t)i;
-	uint32_t want_be = htonl(seq);
+	/* a message's number: a read's or an atomic's has none */
+	uint32_t seq = fast_request(op) ? 0 : s->cfg->first_seq + (uint32_t)i;
+	uint32_t want_be = fast_request(op) ? 0 : htonl(seq);
 	bool got = false, gone = false;
-	uint64_t t0;
-	int64_t d, now;
+	uint64_t t0, expect = 0;
+	int64_t d;
 	int ret;
 
 	if (pp_signal_caught()) {
@@ -300,20 +425,17 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 		return pp_run_interrupted(s);
 	}
 	t0 = pp_clock_ticks();
-	*t0p = t0;
-	if (t0 >= f->end)
-		return FAST_TIME_UP;
-	if (op == FAST_READ && t0 >= f->alive_at) {
-		/* the passive server hears this, else nothing of the run */
-		now = pp_clock_ns_of(t0);
-		ret = pp_run_alive_due(s, now, i);
+	if (first)
+		*t0p = t0;
+	if (t0 >= f->due) {
+		ret = fast_due(f, i, t0);
 		if (ret)
 			return ret;
-		f->alive_at = t0 + (uint64_t)((double)(s->next_alive - now) /
-					      f->scale);
 	}
 	if (op == FAST_WRITE)
-		f->want_flag = pp_write_flag(f->size, seq, true);
+		f->want_flag = pp_write_flag_at(f->in_base, seq);
+	if (fast_atomic(op))
+		expect = fast_atomic_next(f, op);
 	ret = fast_post(f, i, seq, want_be, measured, first, op, t0);
 	if (ret)
 		return ret;
@@ -336,6 +458,11 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 		s->res->lost++;
 		return 0;
 	}
+	if (fast_atomic(op)) {
+		ret = fast_atomic_check(f, i, expect);
+		if (ret)
+			return ret;
+	}
 	if (measured) {
 		/* ticks, converted after the loop: pp_run() */
 		if (f->h)
@@ -349,12 +476,215 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 }
 
 /*
+ * request_rounds()'s and write_rounds()'s rare cases, out of their loops:
+ * a round of @op (fast_round(), measured) ...
+ */
+static __attribute__((noinline)) int slow_round(struct fast *f, uint64_t i,
+						enum fast_op op)
+{
+	uint64_t t0;
+
+	if (op == FAST_FETCH_ADD)
+		return fast_round(f, i, true, false, FAST_FETCH_ADD, &t0);
+	if (op == FAST_CMP_SWAP)
+		return fast_round(f, i, true, false, FAST_CMP_SWAP, &t0);
+	if (op == FAST_WRITE)
+		return fast_round(f, i, true, false, FAST_WRITE, &t0);
+	return fast_round(f, i, true, false, FAST_READ, &t0);
+}
+
+/*
+ * ... a write's wait (posted at @t0) when its peer's write had not landed
+ * at the first looks, or its completion was not the first poll's (@got:
+ * the peer's write landed, at f->tgot): fast_wait() (f->tgot: when it
+ * landed)
+ */
+static __attribute__((noinline)) int write_slow_wait(struct fast *f, uint64_t i,
+						     uint64_t t0, bool got)
+{
+	bool gone = false;
+	int ret;
+
+	ret = fast_wait(f, i, 0, FAST_WRITE, t0, &got, &gone);
+	if (!ret && !got) { /* lossy: write_rounds() is not */
+		pp_err_set(f->s->err, "RDMA write %llu: no write back",
+			   (unsigned long long)i);
+		ret = EIO;
+	}
+	return ret;
+}
+
+/*
+ * ... and the wait for its completion (posted at @t0) when the first poll
+ * found @n completions in f->wc, not one success: as fast_wait() after its
+ * first poll (f->tgot: when it came)
+ */
+static __attribute__((noinline)) int request_slow_wait(struct fast *f, int n,
+						       uint64_t i, uint64_t t0)
+{
+	bool got = false, gone = false;
+	int ret = 0;
+
+	f->busy = true;
+	if (n > 0)
+		ret = fast_take(f, &f->wc, n, i, 0, &got, FAST_READ);
+	if (!ret && (!got || f->busy))
+		ret = fast_wait(f, i, 0, FAST_READ, t0, &got, &gone);
+	if (!ret && !got) { /* a lossy request: none is */
+		pp_err_set(f->s->err, "%s %llu: no completion",
+			   pp_op_name(f->s->r->attr.op), (unsigned long long)i);
+		ret = EIO;
+	}
+	return ret;
+}
+
+/*
+ * The measured round trips @*ip to @to of a read or an atomic, their
+ * samples raw (no histogram): fast_round()'s steps, with the clock
+ * readings, the sample's place and the completion in locals, so that
+ * they stay in registers.  A round that is not plain takes fast_round()'s
+ * way: the signal or f->due (-D, ALIVE) before its post; after it, a poll
+ * that finds no completion or another than the request's success.  *ip:
+ * the round it stopped at.
+ */
+static inline __attribute__((always_inline)) int
+request_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
+{
+	struct run *s = f->s;
+	struct ibv_send_wr *wr = &s->swr, *bad;
+	uint64_t *sample = f->samples + f->completed, *first = sample;
+	uint64_t i, t0, tgot = f->tgot, expect = 0, old;
+	int n, ret = 0;
+
+	for (i = *ip; i < to; i++) {
+		t0 = pp_clock_ticks();
+		if (pp_signal_caught() || t0 >= f->due) {
+			/* the round's way, with the state in f */
+			f->posts += (uint64_t)(sample - first);
+			f->completed += (uint64_t)(sample - first);
+			s->progressed |= sample != first;
+			ret = slow_round(f, i, op);
+			sample = first = f->samples + f->completed;
+			tgot = f->tgot;
+			if (ret)
+				break;
+			continue;
+		}
+		if (fast_atomic(op))
+			expect = fast_atomic_next(f, op);
+		ret = f->post(f->qp, wr, &bad);
+		if (ret) {
+			ret = fast_post_failed(s, i, 0, op, ret);
+			break;
+		}
+		fast_post_time(f, (int64_t)(pp_clock_ticks() - t0));
+		n = f->poll(f->cq, 1, &f->wc);
+		/* (such a client posts no receive: pp_op_uses_recv()) */
+		if (n == 1 && f->wc.status == IBV_WC_SUCCESS) {
+			tgot = pp_clock_ticks();
+		} else {
+			s->progressed |= sample != first;
+			ret = request_slow_wait(f, n, i, t0);
+			if (ret)
+				break;
+			tgot = f->tgot;
+		}
+		/* fast_atomic_check() without its hook: @to stops before */
+		if (fast_atomic(op) && !fast_atomic_found(f, expect, &old)) {
+			ret = pp_run_atomic_bad(s, i, old, expect);
+			break;
+		}
+		*sample++ = tgot - t0;
+	}
+	/* a post per round trip recorded here (fast_round() counts its own) */
+	f->posts += (uint64_t)(sample - first);
+	f->completed += (uint64_t)(sample - first);
+	s->progressed |= sample != first;
+	f->tgot = tgot;
+	*ip = i;
+	return ret;
+}
+
+/*
+ * The measured round trips @*ip to @to of an RDMA Write client that does
+ * not lose (RC), their samples raw: as request_rounds(), fast_round()'s
+ * steps with the clock readings and the sample's place in locals; the
+ * post is fast_post()'s; a round whose peer's write is there at the first
+ * look, and its completion (if signaled) at the first poll, ends there;
+ * any other waits in fast_wait() (write_slow_wait()), whose looks are
+ * pp_write_landed()'s: the instruction count's looks (cgsplit.py).
+ */
+static inline __attribute__((always_inline)) int
+write_rounds(struct fast *f, uint64_t *ip, uint64_t to)
+{
+	struct run *s = f->s;
+	uint64_t *sample = f->samples + f->completed, *first = sample;
+	uint64_t i, t0, tgot = f->tgot;
+	uint32_t seq = s->cfg->first_seq + (uint32_t)*ip;
+	bool landed;
+	int n, ret = 0;
+
+	for (i = *ip; i < to; i++, seq++) {
+		t0 = pp_clock_ticks();
+		if (pp_signal_caught() || t0 >= f->due) {
+			/* the round's way, with the state in f */
+			f->completed += (uint64_t)(sample - first);
+			s->progressed |= sample != first;
+			ret = slow_round(f, i, FAST_WRITE);
+			sample = first = f->samples + f->completed;
+			tgot = f->tgot;
+			if (ret)
+				break;
+			continue;
+		}
+		f->want_flag = pp_write_flag_at(f->in_base, seq);
+		ret = fast_post(f, i, seq, 0, true, false, FAST_WRITE, t0);
+		if (ret)
+			break;
+		/* one look: more are fast_wait()'s (pp_write_landed()) */
+		landed = __atomic_load_n(f->flag_in, __ATOMIC_ACQUIRE) ==
+			 f->want_flag;
+		if (landed) {
+			tgot = pp_clock_ticks();
+			/* a signaled write's completion: one poll for it */
+			n = f->busy ? f->poll(f->cq, 1, &f->wc) : 0;
+			/* (no receive is posted: pp_op_uses_recv()) */
+			if (!f->busy ||
+			    (n == 1 && f->wc.status == IBV_WC_SUCCESS)) {
+				f->busy = false;
+				*sample++ = tgot - t0;
+				continue;
+			}
+			f->tgot = tgot;
+			if (n > 0) {
+				ret = fast_take(f, &f->wc, n, i, 0, &landed,
+						FAST_WRITE);
+				if (ret)
+					break;
+			}
+		}
+		s->progressed |= sample != first;
+		ret = write_slow_wait(f, i, t0, landed);
+		if (ret)
+			break;
+		tgot = f->tgot;
+		*sample++ = tgot - t0;
+	}
+	f->completed += (uint64_t)(sample - first);
+	s->progressed |= sample != first;
+	f->tgot = tgot;
+	*ip = i;
+	return ret;
+}
+
+/*
  * The lean loops' state from the run's (client_fast(), server_fast()):
  * @rwr and @rsge, the chain of receives posted again and again (one
  * receive buffer: no -c), and the send built for QP 0.
  */
-static void fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
-		       struct ibv_sge *rsge)
+static inline __attribute__((always_inline)) void
+fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
+	   struct ibv_sge *rsge)
 {
 	struct pp_run_result *res = s->res;
 	struct pp_res *r = s->r;
@@ -372,6 +702,8 @@ static void fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
 		.loss_ns = INT64_MAX / 2,
 		.end = UINT64_MAX,
 		.alive_at = s->alive_every ? 0 : UINT64_MAX,
+		.due = s->alive_every ? 0 : UINT64_MAX,
+		.corrupt_at = UINT64_MAX,
 		.rwr = rwr,
 		.fast_len = s->fast_len,
 		.rx_batch = s->rx_batch,
@@ -382,10 +714,20 @@ static void fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
 		.busy = s->send_busy,
 	};
 	if (r->attr.op == PP_OP_WRITE) {
+		bool server = s->cfg->is_server;
+
 		f->flag_out = r->send_buf + r->msg_size - 1;
 		f->flag_in = r->recv_buf + r->msg_size - 1;
-		f->size = r->msg_size;
-		f->server = s->cfg->is_server;
+		f->out_base = pp_pattern_byte(r->msg_size - 1, 0, server);
+		f->in_base = pp_pattern_byte(r->msg_size - 1, 0, !server);
+	}
+	if (pp_op_atomic(r->attr.op)) {
+		f->old_in = r->recv_buf;
+		f->word = pp_op_atomic_word(r->attr.op, 0);
+		f->step = pp_op_atomic_word(r->attr.op, 1);
+		f->corrupt_at = s->cfg->corrupt ? s->cfg->corrupt_seq :
+						  UINT64_MAX;
+		memset(f->old_in, 0xff, PP_OP_ATOMIC_SIZE);
 	}
 	pp_res_recv_wr(r, 0, rwr, s->rx_batch, rsge);
 	if (s->swr_qp != 0) {
@@ -398,7 +740,8 @@ static void fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
  * ... and back into the run, with the @recorded samples (in ticks,
  * converted by pp_run()) and the time inside ibv_post_send().
  */
-static void fast_end(struct fast *f, uint64_t recorded)
+static inline __attribute__((always_inline)) void fast_end(struct fast *f,
+							   uint64_t recorded)
 {
 	struct run *s = f->s;
 	struct pp_run_result *res = s->res;
@@ -457,12 +800,21 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 	 */
 	if (!ret && i < total) {
 		ret = fast_round(&f, i, true, true, op, &t0);
-		if (cfg->duration_ns)
+		if (cfg->duration_ns) {
 			f.end = t0 +
 				(uint64_t)((double)cfg->duration_ns / f.scale);
+			f.due = f.end < f.alive_at ? f.end : f.alive_at;
+		}
 		if (!ret)
 			i++;
 	}
+	/* PP_TEST_CORRUPT's round is fast_round()'s (fast_atomic_check()) */
+	if (!ret && fast_request(op) && !f.h)
+		ret = request_rounds(
+			&f, &i, f.corrupt_at < total ? f.corrupt_at : total,
+			op);
+	if (!ret && op == FAST_WRITE && !f.h && !f.lossy)
+		ret = write_rounds(&f, &i, total);
 	for (; !ret && i < total; i++) {
 		ret = fast_round(&f, i, true, false, op, &t0);
 		if (ret)
@@ -489,9 +841,33 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 	return ret;
 }
 
-int pp_run_read_fast(struct run *s)
+/* client_fast() for each request, a function of its own */
+static __attribute__((noinline)) int client_read(struct run *s)
 {
 	return client_fast(s, FAST_READ);
+}
+
+static __attribute__((noinline)) int client_fetch_add(struct run *s)
+{
+	return client_fast(s, FAST_FETCH_ADD);
+}
+
+static __attribute__((noinline)) int client_cmp_swap(struct run *s)
+{
+	return client_fast(s, FAST_CMP_SWAP);
+}
+
+int pp_run_request_fast(struct run *s)
+{
+	switch (s->r->attr.op) {
+	case PP_OP_FETCH_ADD:
+		return client_fetch_add(s);
+	case PP_OP_CMP_SWAP:
+		return client_cmp_swap(s);
+	default:
+		break;
+	}
+	return client_read(s);
 }
 
 /*
@@ -537,7 +913,7 @@ static inline __attribute__((always_inline)) int server_fast(struct run *s,
 		f.got_seq = want;
 		s->got = false;
 		if (op == FAST_WRITE)
-			f.want_flag = pp_write_flag(f.size, want, false);
+			f.want_flag = pp_write_flag_at(f.in_base, want);
 		ret = fast_wait(&f, i, htonl(want), op, 0, &got, &gone);
 		if (ret)
 			goto out;
@@ -591,10 +967,15 @@ out:
 	return ret;
 }
 
+/* the Write client, a function of its own (its registers its own) */
+static __attribute__((noinline)) int client_write(struct run *s)
+{
+	return client_fast(s, FAST_WRITE);
+}
+
 int pp_run_write_fast(struct run *s)
 {
-	return s->cfg->is_server ? server_fast(s, FAST_WRITE) :
-				   client_fast(s, FAST_WRITE);
+	return s->cfg->is_server ? server_fast(s, FAST_WRITE) : client_write(s);
 }
 
 int pp_run_send_fast(struct run *s)

@@ -21,14 +21,16 @@
 bool pp_run_fast_fits(const struct run *s);
 
 /**
- * pp_run_read_fast() - the lean loop for RDMA Read (pp_run_fast_fits()):
- * post the read, poll for its completion, measure; the send loop's own
- * code with the read as its round trip
+ * pp_run_request_fast() - the lean loop for an RDMA Read or an atomic
+ * (pp_run_fast_fits()): post it, poll for its completion, measure; the
+ * send loop's own code with the request as its round trip; an atomic's
+ * old value checked each time, as request_client() does
  * @s: the run
  *
- * Return: 0 or an error with @s->err set.
+ * Return: 0 or an error with @s->err set (EILSEQ: an atomic returned a
+ * value other than its own, pp_run_atomic_bad()).
  */
-int pp_run_read_fast(struct run *s);
+int pp_run_request_fast(struct run *s);
 
 /**
  * pp_run_write_fast() - the lean loop for RDMA Write (pp_run_fast_fits()),

@@ -359,14 +359,7 @@ static int atomic_check(struct run *s, uint64_t k, uint64_t expect)
 	memcpy(&old, s->r->recv_buf, sizeof(old));
 	if (old == expect)
 		return 0;
-	pp_err_set(
-		s->err, "%s %llu returned %llu, expected %llu (%s)",
-		pp_op_name(s->r->attr.op), (unsigned long long)k,
-		(unsigned long long)old, (unsigned long long)expect,
-		s->r->attr.op == PP_OP_CMP_SWAP ?
-			"each compare-and-swap finds the value the one before it swapped in" :
-			"fetch-and-add k finds k times the addend");
-	return EILSEQ;
+	return pp_run_atomic_bad(s, k, old, expect);
 }
 
 /* Read and atomics: post, wait for the completion: one round trip. */
@@ -380,8 +373,8 @@ static int request_client(struct run *s)
 	bool measured;
 	int ret = 0;
 
-	if (!atomic && pp_run_fast_fits(s))
-		return pp_run_read_fast(s);
+	if (pp_run_fast_fits(s))
+		return pp_run_request_fast(s);
 	for (i = 0; i < total; i++) {
 		measured = i >= cfg->warmup;
 		s->iter = i;

@@ -286,3 +286,15 @@ int pp_run_beyond(struct run *s, uint64_t i, uint64_t total)
 		   (unsigned long long)i, (unsigned long long)total);
 	return EPROTO;
 }
+
+int pp_run_atomic_bad(struct run *s, uint64_t k, uint64_t old, uint64_t expect)
+{
+	pp_err_set(
+		s->err, "%s %llu returned %llu, expected %llu (%s)",
+		pp_op_name(s->r->attr.op), (unsigned long long)k,
+		(unsigned long long)old, (unsigned long long)expect,
+		s->r->attr.op == PP_OP_CMP_SWAP ?
+			"each compare-and-swap finds the value the one before it swapped in" :
+			"fetch-and-add k finds k times the addend");
+	return EILSEQ;
+}

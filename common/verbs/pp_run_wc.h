@@ -174,4 +174,17 @@ bool pp_run_link_down(struct run *s, char *buf, size_t len);
 void pp_run_corrupt(const struct run *s, uint8_t *buf, size_t len,
 		    uint64_t seq);
 
+/**
+ * pp_run_atomic_bad() - atomic @k returned @old where @expect was due: say
+ * so (request_client()'s check, pp_run_rdma.c, and the lean loop's,
+ * pp_run_fast.c)
+ * @s: the run
+ * @k: the iteration
+ * @old: what came back
+ * @expect: what it should have found
+ *
+ * Return: EILSEQ, with @s->err set.
+ */
+int pp_run_atomic_bad(struct run *s, uint64_t k, uint64_t old, uint64_t expect);
+
 #endif /* PP_RUN_WC_H */

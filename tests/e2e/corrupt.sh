@@ -21,6 +21,9 @@
 #   fetch-add, cmp-swap  atomic 5 (byte 3 of the word it returned): the
 #                client exits 3 naming the atomic and both values, the
 #                server relays it
+#   fetch-add.lean, cmp-swap.lean  the same without -c: an atomic's value
+#                is checked -c or not, here by the lean loop's check
+#                (pp_run_fast.c) where -c takes the general loop's
 # With no CASE: all of them.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
@@ -45,13 +48,17 @@ cases=(
 	"read|client|--op read -s 4096|client|data mismatch in RDMA Read $iter of the server's buffer at byte 100: expected 0x[0-9a-f]{2}, got 0x[0-9a-f]{2}"
 	"fetch-add|client|--op fetch-add|client|fetch-add $iter returned [0-9]+, expected [0-9]+ \\(fetch-and-add k finds k times the addend\\)"
 	"cmp-swap|client|--op cmp-swap|client|cmp-swap $iter returned [0-9]+, expected [0-9]+ \\(each compare-and-swap finds the value the one before it swapped in\\)"
+	"fetch-add.lean|client|--op fetch-add|client|fetch-add $iter returned [0-9]+, expected [0-9]+ \\(fetch-and-add k finds k times the addend\\)"
+	"cmp-swap.lean|client|--op cmp-swap|client|cmp-swap $iter returned [0-9]+, expected [0-9]+ \\(each compare-and-swap finds the value the one before it swapped in\\)"
 )
-off_of() { [[ $1 == fetch-add || $1 == cmp-swap ]] && echo 3 || echo 100; }
+off_of() { [[ $1 == fetch-add* || $1 == cmp-swap* ]] && echo 3 || echo 100; }
 
 # one CASE HOOKED COPTS DETECTOR RE
 one() {
 	local name=$1 hooked=$2 copts=$3 det=$4 re=$5 hook slog clog sst cst
 	local other dst ost
+	local -a chk=(-c) # .lean: without it
+	[[ $name != *.lean ]] || chk=()
 	hook=PP_TEST_CORRUPT=$iter:$(off_of "$name")
 	senv=(env) cenv=(env)
 	if [[ $hooked == server ]]; then senv+=("$hook"); else cenv+=("$hook"); fi
@@ -60,7 +67,7 @@ one() {
 		pp_pair_next
 		# shellcheck disable=SC2086 # $copts holds the client's options
 		pp_pair_run "$name" "${senv[@]}" "$bin" -d "$PP_DEV" -p "$pp_pair_port" -- \
-			"${cenv[@]}" "$bin" -d "$PP_DEV" -p "$pp_pair_port" -n 20 -c $copts "$PP_ADDR_A"
+			"${cenv[@]}" "$bin" -d "$PP_DEV" -p "$pp_pair_port" -n 20 "${chk[@]}" $copts "$PP_ADDR_A"
 		[[ $PP_ROLE == B ]] || return 0
 		slog=$PP_MEET/$name.A clog=$PP_MEET/$name.B sst=$pp_sa cst=$pp_sb
 	else
@@ -72,7 +79,7 @@ one() {
 		cst=0
 		# shellcheck disable=SC2086 # $copts holds the client's options
 		pp_client "$name client" "$clog" "${cenv[@]}" "$bin" -d "$PP_DEV" -p "$port" \
-			"${pp_gid_opt[@]}" -n 20 -c $copts "$PP_HOST" || cst=$?
+			"${pp_gid_opt[@]}" -n 20 "${chk[@]}" $copts "$PP_HOST" || cst=$?
 		sst=0
 		pp_wait "$spid" || sst=$?
 		for side in server client; do

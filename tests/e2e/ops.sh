@@ -10,7 +10,9 @@
 #            with -e; UC write and write-imm; srq write with 4 QPs; -a
 #            sweeps of write and read; --warmup, -D, --json and --trace;
 #            without -c (the lean loops), read at 1 B, 4 KiB and with -D,
-#            write at 1 B, 4 KiB, on UC and with -D (write.duration).
+#            fetch-add and cmp-swap (one run of some seconds at -T 1,
+#            through the ALIVEs its lean loop sends), write at 1 B, 4 KiB,
+#            on UC and with -D (write.duration).
 #            Both sides exit 0 and print their result lines.
 #   refused  what a transport does not allow, refused on both sides: our
 #            client at its command line (UC read, UD write, a 16-byte
@@ -120,7 +122,7 @@ good)
 	good srq.fetch-add srq_pingpong 200 -q 4 --op fetch-add -c
 	good write.warmup rc_pingpong 100 --op write -s 64 -c --warmup 50
 	good fetch-add.warmup rc_pingpong 100 --op fetch-add --warmup 20
-	# without -c a read takes the Send rows' lean loop (pp_run_read_fast()),
+	# without -c a read takes the Send rows' lean loop (pp_run_request_fast()),
 	# a write the same on both sides (pp_run_write_fast()); its server
 	# measures from its write to the next message's arrival
 	good read.fast.1 rc_pingpong 200 --op read -s 1
@@ -133,6 +135,12 @@ good)
 		pp_expect_grep "^latency usec: n 199 min " "$PP_LOGS/$name.server" \
 			"$name: server: a sample per write back"
 	done
+	# ... and an atomic too (its value checked all the same); with -T 1 a
+	# run of some seconds lives on the ALIVE the client sends every third
+	# of it from its lean loop, or the passive server gives up
+	good fetch-add.fast rc_pingpong 200 --op fetch-add --warmup 20
+	good cmp-swap.fast rc_pingpong 200 --op cmp-swap
+	good fetch-add.fast.alive rc_pingpong 150000 --op fetch-add -T 1
 	run read.fast.duration rc_pingpong -- --op read -s 64 -D 1
 	pp_expect_status "$sst" 0 "read.fast.duration: server"
 	pp_expect_status "$cst" 0 "read.fast.duration: client"

@@ -130,6 +130,34 @@ START_TEST(cmp_swap_chain)
 }
 END_TEST
 
+/*
+ * The lean loop's stepping (pp_run_fast.c): atomic k finds k times the
+ * word after one (a fetch-and-add's addend, the chain's first swap), and
+ * a compare-and-swap swaps in what the next one finds.
+ */
+START_TEST(atomic_steps)
+{
+	static const enum pp_op ops[] = { PP_OP_FETCH_ADD, PP_OP_CMP_SWAP };
+	uint64_t compare, swap, k, step;
+	size_t o;
+
+	for (o = 0; o < 2; o++) {
+		step = pp_op_atomic_word(ops[o], 1);
+		ck_assert_uint_ne(step, 0);
+		for (k = 0; k < 5000; k++) {
+			ck_assert_uint_eq(pp_op_atomic_old(ops[o], k),
+					  k * step);
+			ck_assert_uint_eq(pp_op_atomic_word(ops[o], k),
+					  k * step);
+		}
+	}
+	for (k = 0; k < 5000; k++) {
+		pp_op_cmp_swap_next(k, &compare, &swap);
+		ck_assert_uint_eq(swap, compare + step);
+	}
+}
+END_TEST
+
 static Suite *op_suite(void)
 {
 	Suite *s = suite_create("op");
@@ -140,6 +168,7 @@ static Suite *op_suite(void)
 	tcase_add_test(tc, rd_atomic_depths);
 	tcase_add_test(tc, fetch_add_values);
 	tcase_add_test(tc, cmp_swap_chain);
+	tcase_add_test(tc, atomic_steps);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -65,12 +65,17 @@ START_TEST(write_flag)
 			ck_assert_uint_ne(f, pp_write_flag(sizes[i], seq + 1,
 							   seq & 1));
 		}
-		/* where the pattern byte is not 0, the flag is that byte */
-		seq = 7;
-		if (pp_pattern_byte(sizes[i] - 1, seq, true))
-			ck_assert_uint_eq(pp_write_flag(sizes[i], seq, true),
-					  pp_pattern_byte(sizes[i] - 1, seq,
-							  true));
+		/*
+		 * the flag is the pattern's last byte, 0x80 where that is 0,
+		 * on either side and for every message (pp_write_flag_at()
+		 * adds the message number to message 0's byte)
+		 */
+		for (seq = 0; seq < 600; seq++) {
+			uint8_t b = pp_pattern_byte(sizes[i] - 1, seq, seq & 2);
+
+			ck_assert_uint_eq(pp_write_flag(sizes[i], seq, seq & 2),
+					  b ? b : 0x80);
+		}
 	}
 }
 END_TEST
