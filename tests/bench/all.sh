@@ -251,7 +251,9 @@ EOF
 		[[ ! -f $raw/icount.csv ]] || cat <<'EOF'
 - `icount.csv`: `PPICOUNT,WHO:TRANSPORT:SIZE,TOTAL,LOOP,AFTER,OWN,VERBS,LIBC,OTHER,POLLS,POLLCOST`,
   instructions per round trip; `PPICOUNT-FN` our own code by function,
-  `PPICOUNT-POLL` the calibration of an empty poll, `PPRSS` resident
+  `PPICOUNT-POLL` the calibration of an empty poll, `PPICOUNT-LOOK` that
+  of a Write client's look at memory
+  (`PPICOUNT-LOOK,LABEL,EXTRA,LOOKS,COST,COST_OWN`), `PPRSS` resident
   memory.
 EOF
 		[[ ! -f $raw/mesh.csv ]] ||

@@ -50,6 +50,21 @@ EXTRA the polls the calibration run made more than OUT2's (the more, the
 more exact: the only error is what else differed between the two runs,
 spread over them), EMPTY the instructions of one empty poll (all objects),
 EMPTY_OWN the tool's own part of it.
+
+A tool that waits by looking at memory (RDMA Write: the last byte of the
+peer's message) spins in its own code, where no call can be counted.  Its
+profiles made with --dump-instr=yes --collect-jumps=yes count each
+conditional jump's executions; with CAL, the jump of the tool's loop whose
+executions the pause multiplied most is its look's test (of those within
+5 % of that growth, the one run most often in OUT2: the test that runs on
+the last look too, once a round trip at least).  Prints
+
+  PPICOUNT-LOOK,LABEL,EXTRA,LOOKS,COST,COST_OWN
+
+EXTRA the looks the calibration run made more than OUT2's, LOOKS the looks
+per round trip (at least 1), COST the instructions of one more look (all
+objects: the tool's polls of its CQ between looks are in it), COST_OWN
+the tool's own part.
 """
 import glob
 import re
@@ -87,15 +102,29 @@ class Profile:
         self.calls_to = {}
         # (object, function) -> {provider function: calls to it}
         self.pcalls_from = {}
+        # (object, function, address) -> executions of the conditional
+        # jump there (with --dump-instr=yes --collect-jumps=yes)
+        self.jumps = {}
 
     def add(self, path):
         obj = fn = "?"
         cob = cfn = None
         call = None  # (count, callee object, callee function)
+        npos = 1  # position columns: "line", or "instr line" (--dump-instr)
+        jcnd = None  # a conditional jump's execution count, its line next
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 line = line.rstrip("\n")
                 if not line or line.startswith("#"):
+                    continue
+                if line.startswith("positions:"):
+                    npos = len(line.split()) - 1
+                    continue
+                if line.startswith("jcnd="):
+                    # jcnd=TAKEN/EXECUTED TARGET, then the jump's position
+                    jcnd = int(line[5:].split()[0].split("/")[1])
+                    continue
+                if line.startswith("jump="):
                     continue
                 if line.startswith("ob="):
                     obj = line[3:]
@@ -115,7 +144,14 @@ class Profile:
                     continue
                 if line[0].isdigit() or line[0] in "+-*":
                     parts = line.split()
-                    cost = int(parts[1]) if len(parts) >= 2 else 0
+                    if jcnd is not None:
+                        # its instruction (absolute: --compress-pos=no)
+                        if npos > 1 and parts[0].startswith("0x"):
+                            k = (obj, fn, int(parts[0], 16))
+                            self.jumps[k] = self.jumps.get(k, 0) + jcnd
+                        jcnd = None
+                        continue
+                    cost = int(parts[npos]) if len(parts) > npos else 0
                     if call:
                         n, callee_ob, callee = call
                         # cob= names the object of the next call only
@@ -241,17 +277,20 @@ def main(argv):
     grow = {k: b.pcalls.get(k, 0) - a.pcalls.get(k, 0) for k in b.pcalls}
     pk = max(grow, key=lambda x: grow[x]) if grow else None
     c = lc if parts else wc
+    found = False  # the pause named poll_cq
     if c and c.pcalls:
         paused = {k: c.pcalls[k] - b.pcalls.get(k, 0) for k in c.pcalls}
         top = max(paused, key=lambda x: paused[x])
         if paused[top] > 0 and top in grow:
-            pk = top
+            pk, found = top, True
     fn = None if parts else w2.loop_fn(tool, pk)
-    if not parts and pk and not (c and c.pcalls):
-        # no calibration, and poll_cq tied with post_send (one poll per
-        # round trip, as a server finds its message there): the loop is the
-        # outer function, the one calling the tied function that costs
-        # the most, inclusive (the tool's post function is inside it)
+    if not parts and pk and not found:
+        # no calibration that named it (none, or one whose client spun
+        # in memory, not in poll_cq), and poll_cq tied with post_send (one
+        # poll per round trip, as a server finds its message there): the
+        # loop is the outer function, the one calling the tied function
+        # that costs the most, inclusive (the tool's post function is
+        # inside it)
         # (callers counted by the calls that grow with N: a tool may post
         # its receives before the loop)
         def caller(k):
@@ -301,7 +340,31 @@ def main(argv):
         if extra > 0:
             print("PPICOUNT-POLL,%s,%d,%.2f,%.2f" %
                   (label, extra, (n_c - n_b) / extra, (own_c - own_b) / extra))
+        look = looks(a, b, lc if parts else wc, tool, fn, d)
+        if look:
+            print("PPICOUNT-LOOK,%s,%d,%.2f,%.2f,%.2f" %
+                  (label, look[0], look[1], (n_c - n_b) / look[0],
+                   (own_c - own_b) / look[0]))
     return 0
+
+
+def looks(a, b, c, tool, fn, d):
+    """(extra, per round trip) of the look's test in the loop's profiles
+    A (N1), B (N2) and C (the calibration), each a Profile with jumps; the
+    loop is the tool's part of them, or its function FN; None without
+    jumps or growth."""
+    def mine(p):
+        return {k: n for k, n in p.jumps.items()
+                if k[0].rsplit("/", 1)[-1] == tool and
+                (fn is None or k[:2] == fn)}
+    ja, jb, jc = mine(a), mine(b), mine(c)
+    grow = {k: n - jb.get(k, 0) for k, n in jc.items()}
+    if not grow or max(grow.values()) <= 0:
+        return None
+    top = max(grow.values())
+    near = [k for k, g in grow.items() if g >= 0.95 * top]
+    k = max(near, key=lambda x: jb.get(x, 0) - ja.get(x, 0))
+    return grow[k], (jb.get(k, 0) - ja.get(k, 0)) / d
 
 
 if __name__ == "__main__":

@@ -14,7 +14,11 @@
 # the tool's own after calls into other objects: callgrind names a call's
 # object (cob=) only when it is not the caller's; and main posts 10000
 # times before the loop: poll_cq is the provider function whose calls grow
-# with N, not the one called most.
+# with N, not the one called most.  With LOOKS=1 the tool waits in its own
+# code as an RDMA Write client does, looking at memory 1, 2, 3, 1, ...
+# times a round trip (and 100000 times more in its calibration run): its
+# profiles counting jumps must give 2.00 looks a round trip and those
+# 100000 (PPICOUNT-LOOK), cut or stripped.
 set -euo pipefail
 
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
@@ -73,19 +77,29 @@ __attribute__((noinline)) void own_note(long *s, long i)
 {
 	s[i] = (i * 7919) % 1000;
 }
-/* argv[2], when given: that many polls more, at round trip 10 */
+/* the peer's write, as the looks see it: there at the look that makes it 0 */
+static volatile long ready;
+/* argv[2], when given: that many polls (LOOKS=1: looks) more, at round
+   trip 10 */
 __attribute__((noinline)) void pp_run_client_loop(long n, long extra, long *s)
 {
 	/* POLLS=1: one poll per round trip, as many as posts */
 	int two = !getenv("POLLS") || atoi(getenv("POLLS")) != 1;
+	int looks = getenv("LOOKS") && atoi(getenv("LOOKS")) == 1;
+	long xp = looks ? 0 : extra, xl = looks ? extra : 0;
 
 	for (long i = 0; i < n; i++) {
 		own_post(3);
 		poll(10);
 		if (two)
 			poll(10);
-		for (long k = 0; i == 10 && k < extra; k++)
+		for (long k = 0; i == 10 && k < xp; k++)
 			poll(0);
+		if (looks) {
+			ready = 1 + i % 3 + (i == 10 ? xl : 0);
+			while (--ready) /* one test a look */
+				;
+		}
 		own_note(s, i);
 	}
 }
@@ -171,6 +185,29 @@ expect "one poll per round trip, no calibration: the loop function" \
 	"$(sed -n 's/^PPICOUNT-LOOPFN,strip,//p' <<<"$strip_out")"
 expect "one poll per round trip: polls, and the cost of one" \
 	"$(row "$one_out" | cut -d, -f8,9)" "1.00,$(cut -d, -f9 <<<"$r")"
+
+# PPICOUNT-LOOK,LABEL,EXTRA,LOOKS,COST,COST_OWN: the waits in memory
+jmp=(--dump-instr=yes --collect-jumps=yes)
+for n in 500 2500; do
+	LOOKS=1 "${cg[@]}" "${jmp[@]}" "${dump[@]}" --callgrind-out-file="lcut.$n" ./faketool "$n" >/dev/null
+	LOOKS=1 "${cg[@]}" "${jmp[@]}" --callgrind-out-file="lstrip.$n" ./fakestrip "$n" >/dev/null
+done
+LOOKS=1 "${cg[@]}" "${jmp[@]}" "${dump[@]}" --callgrind-out-file=lcut.cal ./faketool 2500 100000 >/dev/null
+LOOKS=1 "${cg[@]}" "${jmp[@]}" --callgrind-out-file=lstrip.cal ./fakestrip 2500 100000 >/dev/null
+lcut_out=$(split lcut faketool lcut)
+lstrip_out=$(split lstrip fakestrip lstrip)
+printf '%s\n' "$lcut_out" "$lstrip_out"
+look=$(sed -n 's/^PPICOUNT-LOOK,lcut,//p' <<<"$lcut_out")
+expect "the calibration's extra looks, and looks per round trip" \
+	"$(cut -d, -f1,2 <<<"$look")" 100000,2.00
+expect "a look costs the tool's own instructions, and only those" \
+	"$(awk -F, '{ print ($3 > 0 && $3 == $4) }' <<<"$look")" 1
+expect "the stripped binary's looks" \
+	"$(sed -n 's/^PPICOUNT-LOOK,lstrip,//p' <<<"$lstrip_out")" "$look"
+expect "the loop with looks, cut out and by function" \
+	"$(row "$lstrip_out")" "$(row "$lcut_out")"
+nolook=$(python3 "$here/cgsplit.py" lcut faketool 500 lcut.500 2500 lcut.2500)
+expect "no calibration, no looks" "$(grep -c '^PPICOUNT-LOOK' <<<"$nolook" || true)" 0
 
 # icount_raw.load(): each row in its own section (the Send rows, the
 # one-sided ones, the servers'), with its PPICOUNT-FN lines

@@ -15,7 +15,12 @@
 # except for the empty polls, which depend on timing: they are counted, and
 # a third run of N2 round trips, during which the server is stopped for
 # PP_ICOUNT_PAUSE_MS so that the client polls an empty CQ all that time,
-# gives what one more poll costs (cgsplit.py), to take them out.
+# gives what one more poll costs (cgsplit.py), to take them out. An RDMA
+# Write client (ours, ib_write_lat) waits looking at the last byte of the
+# peer's message instead: its three runs count conditional jumps
+# (--dump-instr=yes --collect-jumps=yes), and its third run, the server
+# stopped again, gives what one more look costs (cgsplit.py's
+# PPICOUNT-LOOK).
 #
 # Prints the PPICOUNT lines of cgsplit.py per tool and size, and
 # PPICOUNT-INFO lines, on stdout; then PPRSS lines: the resident memory of a
@@ -59,6 +64,7 @@ bin=${PP_BIN:?PP_BIN must name the build directory}
 n1=${PP_ICOUNT_N1:-500}
 n2=${PP_ICOUNT_N2:-2500}
 pause_ms=${PP_ICOUNT_PAUSE_MS:-400}
+jumps=0 # row(): count jumps (--collect-jumps), for a Write row's looks
 read -r -a cases <<<"${PP_ICOUNT_CASES:-rc rc-N uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read fetch-add lat-write lat-read lat-atomic srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud srv-stock-srq}"
 read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
@@ -136,6 +142,8 @@ one() {
 	local -a vg=(valgrind --tool=callgrind --vgdb=no
 		--compress-strings=no --compress-pos=no
 		--callgrind-out-file="$out")
+	# a Write row: each conditional jump counted (cgsplit.py's looks)
+	((!jumps)) || vg+=(--dump-instr=yes --collect-jumps=yes)
 	[[ $loopfn == - ]] ||
 		vg+=("--dump-before=$loopfn" "--dump-after=$loopfn")
 	port=$((port + 1))
@@ -244,20 +252,23 @@ for c in "${cases[@]}"; do
 				"$PP_HOST"
 			;;
 		write | read | fetch-add)
-			# the one-sided client loops of common/verbs/pp_run_rdma.c; no
-			# calibration run for the one-sided rows: their section
-			# gives the polls raw (a read or an atomic needs no server
-			# process)
-			fn=write_client
-			[[ $c == write ]] || fn=request_client
+			# the one-sided client loops of common/verbs/pp_run_rdma.c.
+			# A write's client waits looking at the last byte: its
+			# calibration run stops the server, and the three runs
+			# count jumps (the looks, cgsplit.py); a read or an atomic
+			# needs no server process: no calibration, the polls raw
+			fn=write_client pms=$pause_ms j=1
+			[[ $c == write ]] || fn=request_client pms=0 j=0
 			tool=rc_pingpong
-			pause_ms=0 row "ours:$c:$s" "$tool" "$fn" -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
+			jumps=$j pause_ms=$pms row "ours:$c:$s" "$tool" "$fn" -- "$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
 				"$bin/$tool/$tool" "${g[@]}" -p @P@ --op "$c" -s "$s" -n @N@ \
 				"$PP_HOST"
 			;;
 		lat-write | lat-read)
 			t=ib_${c#lat-}_lat
-			pause_ms=0 row "perftest:${c#lat-}:$s" "$t" - -- \
+			pms=0 j=0
+			[[ $c != lat-write ]] || pms=$pause_ms j=1
+			jumps=$j pause_ms=$pms row "perftest:${c#lat-}:$s" "$t" - -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ \
 				"$PP_HOST"

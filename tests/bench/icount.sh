@@ -239,11 +239,12 @@ EOF
 python3 - "$work/section.icount-ops" "$work/raw.lf" <<'EOF'
 import sys
 
-from icount_raw import disagree, finish, fn_lines, made, section
+from icount_raw import disagree, finish, fn_lines, looks, made, section
 
 rows, fns, info, out = section(
     sys.argv[2], "ops", "icount-ops",
     "Instructions per round trip: RDMA Write, Read and atomics (callgrind)")
+look = looks(sys.argv[2])
 w = out.append
 w("Made by `tests/bench/icount.sh`, %s; counted as the Send rows above (client only, user space, -n "
   "%s and -n %s, the difference per extra round trip). `rc_pingpong --op "
@@ -251,25 +252,43 @@ w("Made by `tests/bench/icount.sh`, %s; counted as the Send rows above (client o
   "`ib_read_lat`, `--op fetch-add` (8 bytes) against `ib_atomic_lat` (its "
   "default, FETCH_AND_ADD). Ours: *loop* is the one-sided client loop of "
   "common/verbs/pp_run_rdma.c (`write_client`, `request_client`: without -c, "
-  "the Send rows' lean loop with the write or the read as its round trip, "
-  "`pp_run_write_fast()`, `pp_run_read_fast()`; an atomic takes the "
-  "general loop, `request_client()` itself, and checks the value each "
-  "one returns, -c or not), cut out with "
+  "the Send rows' lean loop with the write, the read or the atomic as its "
+  "round trip, `pp_run_write_fast()`, `pp_run_request_fast()`; an atomic's "
+  "value is checked each time, -c or not), cut out with "
   "`--dump-before/--dump-after`; perftest's as for `ib_send_lat` "
   "(the function that polls, inclusive). A round trip is one "
   "iteration of each tool: for Write, our write and the server's write "
   "back (ib_write_lat: the same); for Read, one read; for an atomic, "
   "one atomic. *polls*: calls of "
-  "the provider function the client calls most (each tool polls a CQ or "
-  "the buffer's last byte while it waits, so those waits depend on timing "
-  "as the Send rows' empty polls do)." % made(info))
+  "the provider function the client calls most." % made(info))
+w("")
+w("A Write client waits for the peer's write by looking at the last byte "
+  "of its buffer, in its own code, as often as the wait lasts: those looks "
+  "depend on timing as the Send rows' empty polls do. So a Write row's "
+  "runs count each conditional jump (callgrind's `--dump-instr=yes "
+  "--collect-jumps=yes`), and it is run a third time, with N2 round trips "
+  "and the server's process stopped for 400 ms once the loop runs: the "
+  "jump of the loop that the pause made run most often is the look's "
+  "test, *looks* is how often it ran per round trip in the two runs, and "
+  "*look* what one more look cost in the third run (its loop's "
+  "instructions over its extra looks, all objects: our client polls its "
+  "CQ once every 64 looks, ib_write_lat not at all; *own* in brackets). "
+  "*at min looks* takes out the looks beyond the fewest a round trip "
+  "needs: 1 for ib_write_lat (its test runs once when the byte is there "
+  "at once); 0 for ours, whose loop looks once itself and leaves any "
+  "further looks to its wait (`fast_wait()`, where the test counted is): "
+  "its entry to that wait stays in. Read and atomics have no looks: their "
+  "completions come at the first poll (polls 1.00).")
 w("")
 w("| tool | operation | size | total | loop | after | own | verbs | libc | "
-  "other | polls | instr/poll |")
-w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  "other | polls | instr/poll | looks | look (own) | at min looks | "
+  "own at min |")
+w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  "---:|---:|")
 
 
 oporder = {"write": 0, "read": 1, "fetch-add": 2}
+need = {"ours": 0, "perftest": 1}  # looks a round trip needs, at least
 
 
 def key(k):
@@ -277,49 +296,71 @@ def key(k):
     return (oporder.get(op, 9), int(s), who != "ours")
 
 
+def at_min(k):
+    """loop, own at the fewest looks (the raw row without looks)."""
+    r, c = rows[k], look.get(k)
+    if not c:
+        return r[1], r[3]
+    extra = max(c[1] - need.get(k.split(":")[0], 1), 0)
+    return r[1] - extra * c[2], r[3] - extra * c[3]
+
+
 for k in sorted(rows, key=key):
     who, op, s = k.split(":")
+    c = look.get(k)
+    lk = "%.2f | %.2f (%.2f)" % (c[1], c[2], c[3]) if c else "- | -"
+    m = "%.0f | %.0f" % at_min(k) if c else "- | -"
     w("| %s | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | "
-      "%.2f | %.0f |" % ((who + (" (runs disagree)" if disagree(rows[k])
-                                 else ""), op, s) + tuple(rows[k])))
+      "%.2f | %.0f | %s | %s |" % ((who + (" (runs disagree)" if disagree(
+          rows[k]) else ""), op, s) + tuple(rows[k]) + (lk, m)))
 w("")
 if any(disagree(r) for r in rows.values()):
     w("*runs disagree*: a part of the row is below zero, so its two runs' "
       "extra round trips did not cost alike (one of them did work the "
       "other did not); the row says nothing, and is left out below.")
     w("")
+w("The loops side by side: Write at the fewest looks (the raw figure in "
+  "brackets), Read and atomics as counted; *lowest*: is ours at or below "
+  "perftest's:")
+w("")
 w("| operation | size | ours loop | perftest loop | ours / perftest | "
-  "ours own | perftest own |")
-w("|---|---:|---:|---:|---:|---:|---:|")
+  "ours own | perftest own | lowest |")
+w("|---|---:|---:|---:|---:|---:|---:|---|")
+
+
+def fig(v, raw, k):
+    return "%.0f (%.0f)" % (v, raw) if k in look else "%.0f" % v
+
+
 for op in oporder:
     for s in sorted({int(k.split(":")[2]) for k in rows
                      if k.split(":")[1] == op}):
-        o = rows.get("ours:%s:%d" % (op, s))
-        p = rows.get("perftest:%s:%d" % (op, s))
+        ko, kp = "ours:%s:%d" % (op, s), "perftest:%s:%d" % (op, s)
+        o, p = rows.get(ko), rows.get(kp)
         if not o or not p or disagree(o) or disagree(p):
             continue
-        w("| %s | %d | %.0f | %.0f | %.2f | %.0f | %.0f |" % (
-            op, s, o[1], p[1], o[1] / p[1] if p[1] else 0, o[3], p[3]))
+        (ol, oo), (pl, po) = at_min(ko), at_min(kp)
+        w("| %s | %d | %s | %s | %.2f | %s | %s | %s |" % (
+            op, s, fig(ol, o[1], ko), fig(pl, p[1], kp),
+            ol / pl if pl else 0, fig(oo, o[3], ko), fig(po, p[3], kp),
+            "yes" if ol <= pl else "no"))
 w("")
 w("What is left, and why: the verbs part (the provider's post_send and "
-  "poll_cq) is the same for both tools, within a few instructions. Our own "
-  "code is the measuring perftest does not do per iteration: three clock "
-  "reads (the sample, and the time inside `ibv_post_send()`, "
-  "docs/measurement.md), the sample's store (raw, or the histogram past "
-  "10^6 or with -D), the `-D` deadline, the signal check, and the "
-  "completion's checks (status, which QP); perftest reads the cycle "
-  "counter once per iteration and stores it. A read and a write run the "
-  "Send rows' lean loop (`pp_run_read_fast()`, `pp_run_write_fast()`: the "
-  "readings in ticks, the provider's entry points called directly; a "
-  "write's wait looks at the last byte up to 64 times per poll of the "
-  "CQ). For Write our flag is the pattern's last byte (`pp_write_flag()`, "
-  "inline, twice per iteration: the one sent and the one awaited), so that "
-  "`-c` checks every byte the same way. Both tools spin on the last byte "
-  "inside their "
-  "own code while the peer's write is on its way: those spins depend on "
-  "timing as empty polls do (the 4096 B Write rows, ours and perftest's, "
-  "grow with them); compare the 1 B rows, where the reply is there "
-  "almost at once.")
+  "poll_cq) is the same for both tools within a few instructions (our "
+  "Write signals one write in 4, ib_write_lat every one, so ours polls "
+  "less). Our own code is the measuring perftest does not do per "
+  "iteration: three clock reads (the sample, and the time inside "
+  "`ibv_post_send()`, docs/measurement.md), the sum and maximum of that "
+  "time, the sample's store, the `-D` and ALIVE deadline, the signal, and "
+  "the completion's status; an atomic's value checked; perftest reads the "
+  "cycle counter once per iteration and stores it. Our rounds of a read, "
+  "an atomic or a write keep the clock readings and the sample's place in "
+  "registers (`request_rounds()`, `write_rounds()`), and hand any round "
+  "that is not plain (the signal, a deadline, a completion that is not "
+  "the awaited success, a write not there at the first look) to the "
+  "general round of the lean loop. For Write our flag is the pattern's "
+  "last byte (`pp_write_flag_at()`: message 0's byte plus 29 a message), "
+  "so that `-c` checks every byte the same way.")
 w("")
 w("Our own code per row, by function:")
 w("")

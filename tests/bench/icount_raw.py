@@ -40,6 +40,18 @@ def load(path, kind):
     return rows, fns, info, rss, cal
 
 
+def looks(path):
+    """{label: [extra, looks, cost, cost_own]}: the PPICOUNT-LOOK lines of
+    the raw output at PATH (cgsplit.py: the looks at memory of a Write
+    client, calibrated)."""
+    out = {}
+    for line in open(path):
+        f = line.rstrip("\n").split(",")
+        if f[0] == "PPICOUNT-LOOK" and len(f) == 6:
+            out[f[1]] = [float(x) for x in f[2:]]
+    return out
+
+
 def disagree(r):
     """Whether row R (a PPICOUNT row's figures) has a part below zero
     beyond rounding: its two runs' extra round trips did not cost alike
