@@ -345,6 +345,12 @@ for op in oporder:
             ol / pl if pl else 0, fig(oo, o[3], ko), fig(po, p[3], kp),
             "yes" if ol <= pl else "no"))
 w("")
+w("A row is the difference of two runs, so work that one run did and the "
+  "other did not (a wait at the start, a stall of the emulated guest) "
+  "lands in it: a Read round trip does the same work at 1 B and at 4096 B "
+  "in both tools, so where a tool's two Read rows differ, that is how far "
+  "its figures move between runs.")
+w("")
 w("What is left, and why: the verbs part (the provider's post_send and "
   "poll_cq) is the same for both tools within a few instructions (our "
   "Write signals one write in 4, ib_write_lat every one, so ours polls "
