@@ -7,7 +7,8 @@
  * returns EINTR, and every wait of common/ then looks at the flag: pp_sock.c
  * returns ECANCELED instead of retrying, the run loops stop where they
  * are (their polling reads the flag with the clock, about every 256 empty
- * polls, and once per iteration: a load, never a system call).  The step
+ * polls, and once per iteration, or every 100 ms in the lean rounds of a
+ * read, an atomic or a write: a load, never a system call).  The step
  * that stopped says so in its error line ("interrupted by SIGINT at
  * iteration 12 of 1000"), tells the peer, and returns ECANCELED; the
  * program releases everything, prints the partial result and exits with

@@ -36,7 +36,7 @@
 #include "pp_trace.h"
 #include "pp_wire.h"
 
-#define PP_TX_DEPTH 4U		 /* sends outstanding per QP, at most */
+#define PP_TX_DEPTH 16U		 /* sends outstanding per QP, at most */
 #define PP_HUGE_PAGE (2UL << 20) /* --hugepages: the page size used */
 
 /*

@@ -35,6 +35,11 @@ bool pp_run_fast_fits(const struct run *s)
 
 #define FAST_TIME_UP (-2) /* fast_round(): -D is up */
 #define FAST_LOST (-3)	  /* fast_look(): the reply is lost */
+/*
+ * The rounds of a read, an atomic or a write look at the signal and at
+ * f->due this often, at least (rounds_look())
+ */
+#define PP_FAST_LOOK_NS 100000000.0
 
 /* The round trip of the lean loops. */
 enum fast_op {
@@ -73,6 +78,7 @@ struct fast {
 	uint64_t end;	    /* -D: when it is up, in ticks */
 	uint64_t alive_at;  /* Read: when ALIVE may be due (s->next_alive) */
 	uint64_t due;	    /* the sooner of the two (fast_due()) */
+	uint64_t look_ticks; /* PP_FAST_LOOK_NS, in ticks (rounds_look()) */
 	uint64_t lost;	    /* ticks spent waiting for lost replies ... */
 	uint64_t tail_lost; /* ... of which since completion tail_from */
 	uint64_t tail_from;
@@ -229,15 +235,18 @@ static int fast_post_failed(struct run *s, uint64_t i, uint32_t seq,
 	return ret;
 }
 
-/* A measured post took @d ticks: its sum and maximum. */
+/*
+ * A measured post took @d ticks: its sum and maximum.  The cycle counter
+ * of the lean loops (pp_clock.ticks: constant and in step on every CPU)
+ * does not go back, so @d is not tested: a negative one could only come
+ * from counters out of step, and would count as such, never as the maximum.
+ */
 static inline __attribute__((always_inline)) void fast_post_time(struct fast *f,
 								 int64_t d)
 {
-	if (d > 0) {
-		f->post_sum += (uint64_t)d;
-		if ((uint64_t)d > f->post_max)
-			f->post_max = (uint64_t)d;
-	}
+	f->post_sum += (uint64_t)d;
+	if (d > (int64_t)f->post_max)
+		f->post_max = (uint64_t)d;
 }
 
 /*
@@ -539,13 +548,66 @@ static __attribute__((noinline)) int request_slow_wait(struct fast *f, int n,
 }
 
 /*
+ * request_rounds()'s and write_rounds()'s samples since @first, up to
+ * @sample, into f (a read's or an atomic's posts too: fast_post() counts
+ * a write's)
+ */
+static inline __attribute__((always_inline)) void
+rounds_count(struct fast *f, enum fast_op op, const uint64_t *sample,
+	     const uint64_t *first)
+{
+	uint64_t k = (uint64_t)(sample - first);
+
+	if (fast_request(op))
+		f->posts += k;
+	f->completed += k;
+	f->s->progressed |= k != 0;
+}
+
+/*
+ * ... and their hand-off of round @i to slow_round(), their locals in f
+ * before it and from it after: *@sample and *@first, *@tgot, *@word (an
+ * atomic's next value)
+ */
+static inline __attribute__((always_inline)) int
+rounds_slow(struct fast *f, uint64_t i, enum fast_op op, uint64_t **sample,
+	    uint64_t **first, uint64_t *tgot, uint64_t *word)
+{
+	int ret;
+
+	rounds_count(f, op, *sample, *first);
+	f->word = *word;
+	ret = slow_round(f, i, op);
+	*sample = *first = f->samples + f->completed;
+	*tgot = f->tgot;
+	*word = f->word;
+	return ret;
+}
+
+/*
+ * A round of request_rounds() or write_rounds() that began at @t0, past
+ * their next look: when the next is due (at most PP_FAST_LOOK_NS on), or
+ * 0 when this round is slow_round()'s (the signal, or f->due: -D, ALIVE).
+ * So the rounds between two looks test one deadline, not the signal too.
+ */
+static __attribute__((noinline)) uint64_t rounds_look(const struct fast *f,
+						      uint64_t t0)
+{
+	uint64_t next = t0 + f->look_ticks;
+
+	if (pp_signal_caught() || t0 >= f->due)
+		return 0;
+	return next < f->due ? next : f->due;
+}
+
+/*
  * The measured round trips @*ip to @to of a read or an atomic, their
  * samples raw (no histogram): fast_round()'s steps, with the clock
- * readings, the sample's place and the completion in locals, so that
- * they stay in registers.  A round that is not plain takes fast_round()'s
- * way: the signal or f->due (-D, ALIVE) before its post; after it, a poll
- * that finds no completion or another than the request's success.  *ip:
- * the round it stopped at.
+ * readings, the sample's place, an atomic's next value and the completion
+ * in locals, so that they stay in registers.  A round that is not plain
+ * takes fast_round()'s way: the signal or f->due (-D, ALIVE) at a look
+ * (rounds_look()); after its post, a poll that finds no completion or
+ * another than the request's success.  *ip: the round it stopped at.
  */
 static inline __attribute__((always_inline)) int
 request_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
@@ -553,54 +615,61 @@ request_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
 	struct run *s = f->s;
 	struct ibv_send_wr *wr = &s->swr, *bad;
 	uint64_t *sample = f->samples + f->completed, *first = sample;
-	uint64_t i, t0, tgot = f->tgot, expect = 0, old;
+	uint64_t i, t0, tgot = f->tgot, look = 0, word = f->word, expect = 0;
+	uint64_t old;
 	int n, ret = 0;
 
 	for (i = *ip; i < to; i++) {
 		t0 = pp_clock_ticks();
-		if (pp_signal_caught() || t0 >= f->due) {
-			/* the round's way, with the state in f */
-			f->posts += (uint64_t)(sample - first);
-			f->completed += (uint64_t)(sample - first);
-			s->progressed |= sample != first;
-			ret = slow_round(f, i, op);
-			sample = first = f->samples + f->completed;
-			tgot = f->tgot;
-			if (ret)
-				break;
-			continue;
+		if (__builtin_expect(t0 >= look, 0)) {
+			look = rounds_look(f, t0);
+			if (t0 >= look) {
+				ret = rounds_slow(f, i, op, &sample, &first,
+						  &tgot, &word);
+				if (ret)
+					break;
+				continue;
+			}
 		}
-		if (fast_atomic(op))
-			expect = fast_atomic_next(f, op);
+		if (fast_atomic(op)) { /* fast_atomic_next(), in locals */
+			expect = word;
+			word += f->step;
+			if (op == FAST_CMP_SWAP) {
+				wr->wr.atomic.compare_add = expect;
+				wr->wr.atomic.swap = word;
+			}
+		}
 		ret = f->post(f->qp, wr, &bad);
-		if (ret) {
+		if (__builtin_expect(ret != 0, 0)) {
 			ret = fast_post_failed(s, i, 0, op, ret);
 			break;
 		}
 		fast_post_time(f, (int64_t)(pp_clock_ticks() - t0));
 		n = f->poll(f->cq, 1, &f->wc);
-		/* (such a client posts no receive: pp_op_uses_recv()) */
-		if (n == 1 && f->wc.status == IBV_WC_SUCCESS) {
-			tgot = pp_clock_ticks();
-		} else {
+		/*
+		 * one completion, the request's success (such a client posts
+		 * no receive: pp_op_uses_recv()); a test of both at once
+		 */
+		if (__builtin_expect(((uint32_t)n ^ 1U) | f->wc.status, 0)) {
 			s->progressed |= sample != first;
 			ret = request_slow_wait(f, n, i, t0);
 			if (ret)
 				break;
 			tgot = f->tgot;
+		} else {
+			tgot = pp_clock_ticks();
 		}
 		/* fast_atomic_check() without its hook: @to stops before */
-		if (fast_atomic(op) && !fast_atomic_found(f, expect, &old)) {
+		if (fast_atomic(op) &&
+		    __builtin_expect(!fast_atomic_found(f, expect, &old), 0)) {
 			ret = pp_run_atomic_bad(s, i, old, expect);
 			break;
 		}
 		*sample++ = tgot - t0;
 	}
-	/* a post per round trip recorded here (fast_round() counts its own) */
-	f->posts += (uint64_t)(sample - first);
-	f->completed += (uint64_t)(sample - first);
-	s->progressed |= sample != first;
+	rounds_count(f, op, sample, first);
 	f->tgot = tgot;
+	f->word = word;
 	*ip = i;
 	return ret;
 }
@@ -619,23 +688,22 @@ write_rounds(struct fast *f, uint64_t *ip, uint64_t to)
 {
 	struct run *s = f->s;
 	uint64_t *sample = f->samples + f->completed, *first = sample;
-	uint64_t i, t0, tgot = f->tgot;
+	uint64_t i, t0, tgot = f->tgot, look = 0, word = f->word;
 	uint32_t seq = s->cfg->first_seq + (uint32_t)*ip;
 	bool landed;
 	int n, ret = 0;
 
 	for (i = *ip; i < to; i++, seq++) {
 		t0 = pp_clock_ticks();
-		if (pp_signal_caught() || t0 >= f->due) {
-			/* the round's way, with the state in f */
-			f->completed += (uint64_t)(sample - first);
-			s->progressed |= sample != first;
-			ret = slow_round(f, i, FAST_WRITE);
-			sample = first = f->samples + f->completed;
-			tgot = f->tgot;
-			if (ret)
-				break;
-			continue;
+		if (__builtin_expect(t0 >= look, 0)) {
+			look = rounds_look(f, t0);
+			if (t0 >= look) {
+				ret = rounds_slow(f, i, FAST_WRITE, &sample,
+						  &first, &tgot, &word);
+				if (ret)
+					break;
+				continue;
+			}
 		}
 		f->want_flag = pp_write_flag_at(f->in_base, seq);
 		ret = fast_post(f, i, seq, 0, true, false, FAST_WRITE, t0);
@@ -644,12 +712,12 @@ write_rounds(struct fast *f, uint64_t *ip, uint64_t to)
 		/* one look: more are fast_wait()'s (pp_write_landed()) */
 		landed = __atomic_load_n(f->flag_in, __ATOMIC_ACQUIRE) ==
 			 f->want_flag;
-		if (landed) {
+		if (__builtin_expect(landed, 1)) {
 			tgot = pp_clock_ticks();
 			/* a signaled write's completion: one poll for it */
 			n = f->busy ? f->poll(f->cq, 1, &f->wc) : 0;
 			/* (no receive is posted: pp_op_uses_recv()) */
-			if (!f->busy ||
+			if (__builtin_expect(!f->busy, 1) ||
 			    (n == 1 && f->wc.status == IBV_WC_SUCCESS)) {
 				f->busy = false;
 				*sample++ = tgot - t0;
@@ -670,8 +738,7 @@ write_rounds(struct fast *f, uint64_t *ip, uint64_t to)
 		tgot = f->tgot;
 		*sample++ = tgot - t0;
 	}
-	f->completed += (uint64_t)(sample - first);
-	s->progressed |= sample != first;
+	rounds_count(f, FAST_WRITE, sample, first);
 	f->tgot = tgot;
 	*ip = i;
 	return ret;
@@ -703,6 +770,8 @@ fast_begin(struct run *s, struct fast *f, struct ibv_recv_wr *rwr,
 		.end = UINT64_MAX,
 		.alive_at = s->alive_every ? 0 : UINT64_MAX,
 		.due = s->alive_every ? 0 : UINT64_MAX,
+		.look_ticks = (uint64_t)((double)PP_FAST_LOOK_NS /
+					 pp_clock.ns_per_tick),
 		.corrupt_at = UINT64_MAX,
 		.rwr = rwr,
 		.fast_len = s->fast_len,
@@ -770,8 +839,10 @@ static inline __attribute__((always_inline)) void fast_end(struct fast *f,
  * ticks and converted once); it polls the CQ itself and takes the awaited
  * reply and the send's completion inline, anything else (an error, a late
  * reply) through pp_run_on_wc().  The signal and -D are looked at once per
- * round trip; the signal again, the deadlines (-T, a lost reply) and the peer's
- * DONE every PP_SPINS_PER_CLOCK empty polls, as pp_run_wait_cq() does.
+ * round trip (the rounds of a read, an atomic or a write: at least every
+ * PP_FAST_LOOK_NS, rounds_look()); the signal again, the deadlines (-T, a
+ * lost reply) and the peer's DONE every PP_SPINS_PER_CLOCK empty polls, as
+ * pp_run_wait_cq() does.
  */
 static inline __attribute__((always_inline)) int client_fast(struct run *s,
 							     enum fast_op op)

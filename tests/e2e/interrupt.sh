@@ -8,7 +8,10 @@
 # line "interrupted by SIGINT at iteration N of M", and exit 130; its peer
 # must be told and exit 1 with "client: interrupted by ..." (or "server:
 # ...").  Both must end well within -T (10 s): the signal, not a timeout,
-# ends the run.  Then a server still waiting for its client gets SIGINT:
+# ends the run.  The client of a read and of a write is stopped in the
+# rounds of the lean loop (request_rounds(), write_rounds(): raw samples,
+# fewer than PP_LHIST_RAW_LIMIT iterations), which look at the signal
+# every 100 ms: with -T 30, both end within 5 s.  Then a server still waiting for its client gets SIGINT:
 # exit 130, "interrupted by SIGINT while waiting for a client".
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
@@ -19,7 +22,10 @@ bin=$(pp_bin rc_pingpong)
 port=$PP_PORT
 timeout_s=10
 
-# sig_case NAME SIGNAL VICTIM [OPTIONS...]: VICTIM is client or server.
+# sig_case NAME SIGNAL VICTIM [OPTIONS...]: VICTIM is client or server;
+# $iters iterations asked; both must end within $bound_ms of the signal.
+iters=100000000
+bound_ms=$((timeout_s * 1000))
 sig_case() {
 	local name=$1 sig=$2 victim=$3 slog clog spid cpid sst=0 cst=0 t0 ms
 	local vlog plog vst pst peer
@@ -27,7 +33,7 @@ sig_case() {
 	echo "=== $name: SIG$sig to the $victim"
 	port=$((port + 1))
 	pp_start_run "$name" "$bin" "$port" client -T "$timeout_s" "$@" -- \
-		-n 100000000 -T "$timeout_s" "$@"
+		-n "$iters" -T "$timeout_s" "$@"
 	slog=$pp_slog clog=$pp_clog spid=$pp_spid cpid=$pp_cpid
 	sleep 0.5
 	t0=$(pp_now_ms)
@@ -50,21 +56,27 @@ sig_case() {
 	fi
 	pp_expect_status "$vst" 130 "$name: the $victim"
 	pp_expect_status "$pst" 1 "$name: the $peer"
-	pp_expect_grep "^rc_pingpong: interrupted by SIG$sig at iteration [0-9]+ of 100000000\$" \
+	pp_expect_grep "^rc_pingpong: interrupted by SIG$sig at iteration [0-9]+ of $iters\$" \
 		"$vlog" "$name: the $victim says it was interrupted"
 	pp_expect_grep '^[0-9]+ iters in [0-9.]+ seconds = ' "$vlog" \
 		"$name: the $victim prints the partial result"
 	pp_expect_grep '^latency usec: n [0-9]+ ' "$vlog" \
 		"$name: the $victim prints the latency summary"
-	pp_expect_grep "^rc_pingpong: $victim: interrupted by SIG$sig at iteration [0-9]+ of 100000000\$" \
+	pp_expect_grep "^rc_pingpong: $victim: interrupted by SIG$sig at iteration [0-9]+ of $iters\$" \
 		"$plog" "$name: the $peer is told"
-	pp_expect_fast "$ms" $((timeout_s * 1000)) \
+	pp_expect_fast "$ms" "$bound_ms" \
 		"$name: both ended after the signal"
 }
 
 sig_case client.poll INT client
 sig_case server.event INT server -e
 sig_case client.event.term TERM client -e
+# A read client sends ALIVE every third of -T, and a round with one looks
+# at the signal too: with -T 30 only the rounds' own look, every 100 ms,
+# ends the run within 5 s.
+iters=900000 timeout_s=30 bound_ms=5000
+sig_case client.read INT client --op read -s 64
+sig_case client.write TERM client --op write -s 64
 
 echo "=== a server waiting for its client"
 port=$((port + 1))

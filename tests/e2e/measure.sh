@@ -13,8 +13,8 @@
 #     above it;
 #   - srq -a -s 64 and rc --uc -a -s 256 complete (sizes on shared receive
 #     queues and on UC);
-#   - -D 2: the run lasts two seconds (its own figure: 2 to 4 s) and both
-#     sides count the same iterations;
+#   - -D 2 (measure.sh duration, alone): the run lasts two seconds (its own
+#     figure: 2 to 4 s) and both sides count the same iterations;
 #   - --histogram prints a histogram; --samples writes one line per sample;
 #   - the time inside ibv_post_send: one post per measured iteration on
 #     each side (JSON), its mean within the round trip's (text and JSON);
@@ -83,6 +83,44 @@ EOF
 		pp_fail "$what"
 	fi
 }
+
+# --- -D: a duration instead of a count; alone (measure.sh duration: the
+# test e2e.measure.duration, which the -D mutation runs), not in the rest
+if [[ ${1:-} == duration ]]; then
+	t0=$(pp_now_ms)
+	pair duration "$rc" "" -D 2 -s 64
+	t=$(($(pp_now_ms) - t0))
+	show "$PP_LOGS/duration.client" "$PP_LOGS/duration.server"
+	pp_expect_status "$sst" 0 "-D server"
+	pp_expect_status "$cst" 0 "-D client"
+	# The run's own time, as the client prints it ("N iters in X seconds":
+	# from its first post to its last reply), 2 s and at most one round trip
+	# more (up to 0.8 s seen under emulation on a loaded machine: 2 s of
+	# slack).  The wall clock of the whole pair adds the server's start and the
+	# handshake (8.7 s seen on a loaded machine), so it is bounded only loosely;
+	# a run that ignored its deadline goes on for its iteration cap (-D 2:
+	# 2 * PP_DURATION_RATE exchanges) and is killed at PP_STEP_TIMEOUT (124).
+	secs=$(sed -n 's/^[0-9]* iters in \([0-9.]*\) seconds.*/\1/p' "$PP_LOGS/duration.client")
+	if [[ -n $secs ]] && awk -v x="$secs" 'BEGIN { exit !(x >= 1.9 && x < 4.0) }'; then
+		echo "ok: -D 2: the run took $secs s (1.90-3.99)"
+	else
+		pp_fail "-D 2: the run took '$secs' s, expected 1.90-3.99"
+	fi
+	if ((t >= 2000 && t < 30000)); then
+		echo "ok: -D 2 took $t ms with the set-up (2-30 s)"
+	else
+		pp_fail "-D 2 took $t ms with the set-up, expected 2-30 s"
+	fi
+	iters() { sed -n 's/^\([0-9]*\) iters in .*/\1/p' "$1"; }
+	ci=$(iters "$PP_LOGS/duration.client")
+	si=$(iters "$PP_LOGS/duration.server")
+	if [[ -n $ci ]] && ((ci > 0)) && [[ $ci == "$si" ]]; then
+		echo "ok: -D: both sides count $ci iterations"
+	else
+		pp_fail "-D: client counted '$ci' iterations, server '$si'"
+	fi
+	pp_finish
+fi
 
 # --- a sweep with JSON on both sides
 pair sweep "$rc" "--json" -a -s 4096 -n 50 --warmup 5 -c --json
@@ -155,40 +193,6 @@ pair uc "$rc" "" --uc -a -s 256 -n 40 -c
 pp_expect_status "$cst" 0 "uc sweep client"
 pp_expect_status "$sst" 0 "uc sweep server"
 pp_expect_grep '^ +256 +40 ' "$PP_LOGS/uc.client" "uc: last size 256"
-
-# --- -D: a duration instead of a count
-t0=$(pp_now_ms)
-pair duration "$rc" "" -D 2 -s 64
-t=$(($(pp_now_ms) - t0))
-show "$PP_LOGS/duration.client" "$PP_LOGS/duration.server"
-pp_expect_status "$sst" 0 "-D server"
-pp_expect_status "$cst" 0 "-D client"
-# The run's own time, as the client prints it ("N iters in X seconds":
-# from its first post to its last reply), 2 s and at most one round trip
-# more (up to 0.8 s seen under emulation on a loaded machine: 2 s of
-# slack).  The wall clock of the whole pair adds the server's start and the
-# handshake (8.7 s seen on a loaded machine), so it is bounded only loosely;
-# a run that ignored its deadline goes on for its iteration cap (-D 2:
-# 2 * PP_DURATION_RATE exchanges) and is killed at PP_STEP_TIMEOUT (124).
-secs=$(sed -n 's/^[0-9]* iters in \([0-9.]*\) seconds.*/\1/p' "$PP_LOGS/duration.client")
-if [[ -n $secs ]] && awk -v x="$secs" 'BEGIN { exit !(x >= 1.9 && x < 4.0) }'; then
-	echo "ok: -D 2: the run took $secs s (1.90-3.99)"
-else
-	pp_fail "-D 2: the run took '$secs' s, expected 1.90-3.99"
-fi
-if ((t >= 2000 && t < 30000)); then
-	echo "ok: -D 2 took $t ms with the set-up (2-30 s)"
-else
-	pp_fail "-D 2 took $t ms with the set-up, expected 2-30 s"
-fi
-iters() { sed -n 's/^\([0-9]*\) iters in .*/\1/p' "$1"; }
-ci=$(iters "$PP_LOGS/duration.client")
-si=$(iters "$PP_LOGS/duration.server")
-if [[ -n $ci ]] && ((ci > 0)) && [[ $ci == "$si" ]]; then
-	echo "ok: -D: both sides count $ci iterations"
-else
-	pp_fail "-D: client counted '$ci' iterations, server '$si'"
-fi
 
 # --- --histogram, --samples, warm-up not sampled
 samples=$PP_LOGS/samples.csv

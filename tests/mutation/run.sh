@@ -32,7 +32,7 @@ t_start=$SECONDS
 #   file of common/ with a line that matches is edited, and must change.
 mutations=(
 	"data-check-always-passes|if \(buf\[i\] != pp_pattern_byte\(i, seq, from_server\)\) \{|s/if (buf\[i\] != pp_pattern_byte(i, seq, from_server)) {/if (0) {/|test_check|^unit\.test_check$"
-	"duration-deadline-ignored|end = t0 \+ cfg->duration_ns;|f\.end = t0 \+|s/end = t0 + cfg->duration_ns;/end = INT64_MAX;/;s/f\.end = t0 +/f.end = UINT64_MAX + 0 */|rc_pingpong ud_pingpong srq_pingpong|^e2e\.measure$"
+	"duration-deadline-ignored|end = t0 \+ cfg->duration_ns;|f\.end = t0 \+|s/end = t0 + cfg->duration_ns;/end = INT64_MAX;/;s/f\.end = t0 +/f.end = UINT64_MAX + 0 */|rc_pingpong ud_pingpong srq_pingpong|^e2e\.measure\.duration$"
 	"atomic-checks-always-pass|if \(old == expect\)|if \(word == want\)|return \*old == expect;|s/if (old == expect)/if (1)/;s/if (word == want)/if (1)/;s/return \*old == expect;/return true;/|rc_pingpong|^e2e\.corrupt$"
 	"auto-gid-ignores-connection-address|conn_addr\(local, &c\);|s/conn_addr(local, &c);/conn_addr(NULL, \&c);/|test_gid|^unit\.test_gid$"
 	"server-adopts-nothing-from-hello|h = \*client;|s/h = \*client;/h = *mine;/|test_hs|^unit\.test_hs$"

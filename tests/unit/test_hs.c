@@ -977,24 +977,24 @@ START_TEST(check_cqe)
 	struct side srv, cl;
 	struct pp_err err;
 
-	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_RC), 1, 500), 504);
-	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_UD), 1, 500), 504);
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_RC), 1, 500), 516);
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_UD), 1, 500), 516);
 	/* one shared receive queue, a send queue per QP */
-	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_SRQ), 4, 500), 516);
-	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_XRC), 4, 500), 516);
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_SRQ), 4, 500), 564);
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_XRC), 4, 500), 564);
 	/* a receive queue per QP, were there several */
-	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_RC), 2, 500), 1008);
+	ck_assert_uint_eq(pp_res_cqe(pp_transport_of(PP_TR_RC), 2, 500), 1032);
 
 	side_init(&srv, PP_TOOL_SRQ, 1024);
 	side_init(&cl, PP_TOOL_SRQ, 1024);
 	cl.o.num_qps = 4;
 	side_rebuild(&cl);
-	srv.caps.max_cqe = 515;
+	srv.caps.max_cqe = 563;
 	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), EINVAL);
 	ck_assert_err(
 		&err,
-		"CQ: 516 entries needed (-r 500, -q 4), device rxe0 max CQ entries 515 (lower -r or -q)");
-	srv.caps.max_cqe = 516;
+		"CQ: 564 entries needed (-r 500, -q 4), device rxe0 max CQ entries 563 (lower -r or -q)");
+	srv.caps.max_cqe = 564;
 	ck_assert_int_eq(adopt(&srv, &cl, &agreed, &err), 0);
 }
 END_TEST
