@@ -229,4 +229,27 @@ EOF
 )
 expect "the rows of each section" "$(tr '\n' ';' <<<"$sections")" \
 	"send ours:rc:1 ours:rc:1;ops ours:write:1 ;server srv-ours:ud:1+srv-stock:ud:1 srv-ours:ud:1;"
+
+# icount_raw.disagree(): a row with a part below zero; a tool's loop found
+# as a function (PPICOUNT-LOOPFN) whose own code in the loop is below that
+# function's own instructions alone (its PPICOUNT-FN line) has one too
+cat >floor.raw <<'EOF'
+PPICOUNT,perftest:read:1,698,298,400,39,231,27,0,1.00,203
+PPICOUNT-LOOPFN,perftest:read:1,0x21f00
+PPICOUNT-FN,perftest:read:1,0x21f00,48.0
+PPICOUNT,perftest:read:4096,720,310,410,55,231,24,0,1.00,203
+PPICOUNT-LOOPFN,perftest:read:4096,0x21f00
+PPICOUNT-FN,perftest:read:4096,0x21f00,48.0
+PPICOUNT,perftest:fetch-add:8,560,226,334,-13,236,4,0,1.00,208
+PPICOUNT,ours:read:1,704,300,404,38,231,31,0,1.00,203
+EOF
+verdicts=$(PYTHONPATH=$here python3 - floor.raw <<'EOF'
+import sys
+from icount_raw import disagree, load
+rows = load(sys.argv[1], "ops")[0]
+print(" ".join("%s=%d" % (k, disagree(rows[k])) for k in sorted(rows)))
+EOF
+)
+expect "runs that disagree: a part below zero, or own below the loop function's" \
+	"$verdicts" "ours:read:1=0 perftest:fetch-add:8=1 perftest:read:1=1 perftest:read:4096=0"
 ((fail == 0)) || exit 1

@@ -21,14 +21,17 @@ def kind_of(label):
 def load(path, kind):
     """rows, fns, info, rss, cal of the raw output at PATH: the PPICOUNT rows
     (and their PPICOUNT-FN, PPICOUNT-POLL lines) of section KIND (kind_of())."""
-    rows, fns, info, rss, cal = {}, {}, {}, [], {}
+    rows, fns, info, rss, cal, loopfn = {}, {}, {}, [], {}, {}
     for line in open(path):
         f = line.rstrip("\n").split(",")
-        if f[0] in ("PPICOUNT", "PPICOUNT-FN", "PPICOUNT-POLL") and \
+        if f[0] in ("PPICOUNT", "PPICOUNT-FN", "PPICOUNT-POLL",
+                    "PPICOUNT-LOOPFN") and \
                 len(f) > 1 and kind_of(f[1]) != kind:
             continue
         if f[0] == "PPICOUNT" and len(f) == 11:
-            rows[f[1]] = [float(x) for x in f[2:]]
+            rows[f[1]] = Row(float(x) for x in f[2:])
+        elif f[0] == "PPICOUNT-LOOPFN" and len(f) == 3:
+            loopfn[f[1]] = f[2]
         elif f[0] == "PPICOUNT-FN" and len(f) == 4:
             fns.setdefault(f[1], []).append((f[2], float(f[3])))
         elif f[0] == "PPICOUNT-INFO" and len(f) >= 3:
@@ -37,6 +40,9 @@ def load(path, kind):
             rss.append([int(x) for x in f[1:]])
         elif f[0] == "PPICOUNT-POLL" and len(f) == 5:
             cal[f[1]] = [float(x) for x in f[2:]]
+    for label, fn in loopfn.items():
+        if label in rows:
+            rows[label].floor = dict(fns.get(label, [])).get(fn, 0.0)
     return rows, fns, info, rss, cal
 
 
@@ -52,11 +58,21 @@ def looks(path):
     return out
 
 
+class Row(list):
+    """A PPICOUNT row's figures; floor: the instructions per round trip of
+    its loop function alone (the PPICOUNT-FN line of its PPICOUNT-LOOPFN),
+    or 0 (ours: the loop is cut out whole)."""
+    floor = 0.0
+
+
 def disagree(r):
-    """Whether row R (a PPICOUNT row's figures) has a part below zero
-    beyond rounding: its two runs' extra round trips did not cost alike
-    (one run did work the other did not), so the row says nothing."""
-    return min(r[3], r[4], r[5], r[6]) < -1
+    """Whether row R (a PPICOUNT row's figures, a Row) has a part below
+    zero beyond rounding: its two runs' extra round trips did not cost
+    alike (one run did work the other did not), so the row says nothing.
+    Its own code counts as two parts: the loop function's own instructions
+    (r.floor), and the rest of the tool's functions in the loop, own minus
+    r.floor."""
+    return min(r[3] - getattr(r, "floor", 0.0), r[4], r[5], r[6]) < -1
 
 
 def fn_lines(rows, fns, key):
