@@ -71,16 +71,16 @@ struct fast {
 		    struct ibv_send_wr **bad);
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
-	struct pp_lhist *h; /* the histogram, or NULL: samples */
-	uint64_t *samples;  /* in ticks, converted after the loop (pp_run()) */
-	double scale;	    /* ns per tick */
-	int64_t loss_ns;    /* a lossy reply's deadline after its send */
-	uint64_t end;	    /* -D: when it is up, in ticks */
-	uint64_t alive_at;  /* Read: when ALIVE may be due (s->next_alive) */
-	uint64_t due;	    /* the sooner of the two (fast_due()) */
+	struct pp_lhist *h;  /* the histogram, or NULL: samples */
+	uint64_t *samples;   /* in ticks, converted after the loop (pp_run()) */
+	double scale;	     /* ns per tick */
+	int64_t loss_ns;     /* a lossy reply's deadline after its send */
+	uint64_t end;	     /* -D: when it is up, in ticks */
+	uint64_t alive_at;   /* Read: when ALIVE may be due (s->next_alive) */
+	uint64_t due;	     /* the sooner of the two (fast_due()) */
 	uint64_t look_ticks; /* PP_FAST_LOOK_NS, in ticks (rounds_look()) */
-	uint64_t lost;	    /* ticks spent waiting for lost replies ... */
-	uint64_t tail_lost; /* ... of which since completion tail_from */
+	uint64_t lost;	     /* ticks spent waiting for lost replies ... */
+	uint64_t tail_lost;  /* ... of which since completion tail_from */
 	uint64_t tail_from;
 	uint64_t post_sum;	 /* ticks inside ibv_post_send() ... */
 	uint64_t post_max;	 /* ... and the longest */
