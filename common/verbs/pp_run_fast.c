@@ -250,18 +250,19 @@ static inline __attribute__((always_inline)) void fast_post_time(struct fast *f,
 }
 
 /*
- * An atomic: the value it must find (atomic k finds k * step), the next
- * one's, and a compare-and-swap's operands (the value it finds, the next).
+ * An atomic: the value it must find, *@word (atomic k finds k * step: f->word,
+ * or request_rounds()'s copy of it in a register), the next one's, and a
+ * compare-and-swap's operands (the value it finds, the next).
  */
 static inline __attribute__((always_inline)) uint64_t
-fast_atomic_next(struct fast *f, enum fast_op op)
+fast_atomic_next(struct fast *f, enum fast_op op, uint64_t *word)
 {
-	uint64_t expect = f->word;
+	uint64_t expect = *word;
 
-	f->word += f->step;
+	*word += f->step;
 	if (op == FAST_CMP_SWAP) {
 		f->s->swr.wr.atomic.compare_add = expect;
-		f->s->swr.wr.atomic.swap = f->word;
+		f->s->swr.wr.atomic.swap = *word;
 	}
 	return expect;
 }
@@ -444,7 +445,7 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 	if (op == FAST_WRITE)
 		f->want_flag = pp_write_flag_at(f->in_base, seq);
 	if (fast_atomic(op))
-		expect = fast_atomic_next(f, op);
+		expect = fast_atomic_next(f, op, &f->word);
 	ret = fast_post(f, i, seq, want_be, measured, first, op, t0);
 	if (ret)
 		return ret;
@@ -631,14 +632,8 @@ request_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
 				continue;
 			}
 		}
-		if (fast_atomic(op)) { /* fast_atomic_next(), in locals */
-			expect = word;
-			word += f->step;
-			if (op == FAST_CMP_SWAP) {
-				wr->wr.atomic.compare_add = expect;
-				wr->wr.atomic.swap = word;
-			}
-		}
+		if (fast_atomic(op))
+			expect = fast_atomic_next(f, op, &word);
 		ret = f->post(f->qp, wr, &bad);
 		if (__builtin_expect(ret != 0, 0)) {
 			ret = fast_post_failed(s, i, 0, op, ret);
