@@ -11,8 +11,9 @@
 # ends the run.  The client of a read and of a write is stopped in the
 # rounds of the lean loop (request_rounds(), write_rounds(): raw samples,
 # fewer than PP_LHIST_RAW_LIMIT iterations), which look at the signal
-# every 100 ms: with -T 30, both end within 5 s.  Then a server still waiting for its client gets SIGINT:
-# exit 130, "interrupted by SIGINT while waiting for a client".
+# every 100 ms: with -T 30, both end within 5 s.  Then a server still
+# waiting for its client gets SIGINT: exit 130, "interrupted by SIGINT
+# while waiting for a client".
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
