@@ -239,7 +239,8 @@ EOF
 python3 - "$work/section.icount-ops" "$work/raw.lf" <<'EOF'
 import sys
 
-from icount_raw import disagree, finish, fn_lines, looks, made, section
+from icount_raw import (below_floor, disagree, finish, fn_lines, looks,
+                        made, section)
 
 rows, fns, info, out = section(
     sys.argv[2], "ops", "icount-ops",
@@ -325,7 +326,7 @@ if any(disagree(r) for r in rows.values()):
     low = ["%s %s %s B: own %.0f, its loop function alone %.0f" % (
         k.split(":")[0], k.split(":")[1], k.split(":")[2], rows[k][3],
         rows[k].floor) for k in sorted(rows, key=key)
-        if rows[k].floor and rows[k][3] < rows[k].floor - 1]
+        if rows[k].floor and below_floor(rows[k])]
     if low:
         w("")
         w("Own code below the loop function's alone (the second part below "

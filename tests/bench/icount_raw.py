@@ -65,14 +65,20 @@ class Row(list):
     floor = 0.0
 
 
+def below_floor(r):
+    """Whether row R's own code (a Row) is below its loop function's own
+    instructions alone beyond rounding: the rest of the tool's functions in
+    the loop, own minus r.floor, below zero."""
+    return r[3] - getattr(r, "floor", 0.0) < -1
+
+
 def disagree(r):
     """Whether row R (a PPICOUNT row's figures, a Row) has a part below
     zero beyond rounding: its two runs' extra round trips did not cost
     alike (one run did work the other did not), so the row says nothing.
     Its own code counts as two parts: the loop function's own instructions
-    (r.floor), and the rest of the tool's functions in the loop, own minus
-    r.floor."""
-    return min(r[3] - getattr(r, "floor", 0.0), r[4], r[5], r[6]) < -1
+    (r.floor), and the rest (below_floor())."""
+    return below_floor(r) or min(r[4], r[5], r[6]) < -1
 
 
 def fn_lines(rows, fns, key):
