@@ -4,7 +4,7 @@
 
 An example is a fenced code block preceded by a marker comment:
 
-    <!-- example: NAME [mask=ints] -->
+    <!-- example: NAME [mask=ints] [last=optional] -->
     ```
     $ rc_pingpong -d rxe0 10.99.0.1        (optional: the command)
       local address:  LID 0x0000, QPN 0x000012, ...
@@ -25,6 +25,10 @@ and runs of blanks one blank.  Sizes, counts, names, flags and messages are
 compared as they are.  mask=ints also masks every integer and drops
 histogram bars (for examples of counts that depend on timing: histogram
 bins, samples, intervals, the JSON document's QPNs and PSNs).
+last=optional lets the capture end without the example's last line, for a
+line the tool prints only sometimes (the histogram's overflow bin, printed
+only when a sample lies beyond the last bin); when the capture has a line
+there, it must still match.
 
 Usage:
   doc_examples.py check CAPTURES FILE.md...   exit 1 on any mismatch
@@ -196,6 +200,16 @@ def explain(seg, mout, pos, first, last):
              "\n".join("  " + x for x in mout)))
 
 
+def compare_opts(body, cmd, out, opts):
+    """compare() with the marker's options: mask=ints, last=optional."""
+    ints = opts.get("mask") == "ints"
+    why = compare(body, cmd, out, ints)
+    if why and opts.get("last") == "optional" and body and \
+            body[-1].strip() != GAP and not compare(body[:-1], cmd, out, ints):
+        return None
+    return why
+
+
 def check(captures, files):
     bad = ok = 0
     for path in files:
@@ -208,7 +222,7 @@ def check(captures, files):
                 print("FAIL: %s: no capture %s in %s" % (where, name, captures))
                 bad += 1
                 continue
-            why = compare(body, cmd, out, opts.get("mask") == "ints")
+            why = compare_opts(body, cmd, out, opts)
             if why:
                 print("FAIL: %s: %s" % (where, why))
                 bad += 1
@@ -281,7 +295,11 @@ def update(captures, files):
             ints = opts.get("mask") == "ints"
             body = lines[first:end]
             new = refresh(body, cmd, out, ints)
-            if new is None or compare(new, cmd, out, ints):
+            if new is None and opts.get("last") == "optional" and body:
+                # the capture lacks the optional last line: keep it
+                new = refresh(body[:-1], cmd, out, ints)
+                new = None if new is None else new + body[-1:]
+            if new is None or compare_opts(new, cmd, out, opts):
                 new = ([cmd] if body and body[0].startswith("$ ") else []) + out
                 print("%s:%d: example %s rewritten whole: its parts no longer "
                       "match the capture; put its \"...\" gaps back by hand"
