@@ -337,6 +337,19 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 }
 
 /*
+ * Whether a poll's @n and first completion @wc are one completion, a
+ * success: the request's own, or a write's, as such a client posts no
+ * receive (pp_op_uses_recv()); a test of both at once.
+ */
+_Static_assert(IBV_WC_SUCCESS == 0, "fast_one_success() takes 0 as success");
+
+static inline __attribute__((always_inline)) bool
+fast_one_success(int n, const struct ibv_wc *wc)
+{
+	return !(((uint32_t)n ^ 1U) | (uint32_t)wc->status);
+}
+
+/*
  * Poll until message @want_be (iteration @i) came, *got, or was lost,
  * *gone (@t0: when its wait began; f->loss_ns after it), and no send is
  * awaited; Write: until the peer's message landed (pp_write_landed()), and
@@ -360,8 +373,7 @@ fast_wait(struct fast *f, uint64_t i, uint32_t want_be, enum fast_op op,
 		 * poll for it alone first (no batch to fill)
 		 */
 		n = poll(cq, 1, wc);
-		/* (such a client posts no receive: pp_op_uses_recv()) */
-		if (n == 1 && wc[0].status == IBV_WC_SUCCESS) {
+		if (fast_one_success(n, wc)) {
 			f->tgot = pp_clock_ticks();
 			f->busy = false;
 			*got = true;
@@ -568,7 +580,7 @@ rounds_count(struct fast *f, enum fast_op op, const uint64_t *sample,
 /*
  * ... and their hand-off of round @i to slow_round(), their locals in f
  * before it and from it after: *@sample and *@first, *@tgot, *@word (an
- * atomic's next value)
+ * atomic's next value; NULL: a write has none)
  */
 static inline __attribute__((always_inline)) int
 rounds_slow(struct fast *f, uint64_t i, enum fast_op op, uint64_t **sample,
@@ -577,11 +589,13 @@ rounds_slow(struct fast *f, uint64_t i, enum fast_op op, uint64_t **sample,
 	int ret;
 
 	rounds_count(f, op, *sample, *first);
-	f->word = *word;
+	if (word)
+		f->word = *word;
 	ret = slow_round(f, i, op);
 	*sample = *first = f->samples + f->completed;
 	*tgot = f->tgot;
-	*word = f->word;
+	if (word)
+		*word = f->word;
 	return ret;
 }
 
@@ -641,11 +655,7 @@ request_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
 		}
 		fast_post_time(f, (int64_t)(pp_clock_ticks() - t0));
 		n = f->poll(f->cq, 1, &f->wc);
-		/*
-		 * one completion, the request's success (such a client posts
-		 * no receive: pp_op_uses_recv()); a test of both at once
-		 */
-		if (__builtin_expect(((uint32_t)n ^ 1U) | f->wc.status, 0)) {
+		if (__builtin_expect(!fast_one_success(n, &f->wc), 0)) {
 			s->progressed |= sample != first;
 			ret = request_slow_wait(f, n, i, t0);
 			if (ret)
@@ -683,7 +693,7 @@ write_rounds(struct fast *f, uint64_t *ip, uint64_t to)
 {
 	struct run *s = f->s;
 	uint64_t *sample = f->samples + f->completed, *first = sample;
-	uint64_t i, t0, tgot = f->tgot, look = 0, word = f->word;
+	uint64_t i, t0, tgot = f->tgot, look = 0;
 	uint32_t seq = s->cfg->first_seq + (uint32_t)*ip;
 	bool landed;
 	int n, ret = 0;
@@ -694,7 +704,7 @@ write_rounds(struct fast *f, uint64_t *ip, uint64_t to)
 			look = rounds_look(f, t0);
 			if (t0 >= look) {
 				ret = rounds_slow(f, i, FAST_WRITE, &sample,
-						  &first, &tgot, &word);
+						  &first, &tgot, NULL);
 				if (ret)
 					break;
 				continue;
@@ -711,9 +721,8 @@ write_rounds(struct fast *f, uint64_t *ip, uint64_t to)
 			tgot = pp_clock_ticks();
 			/* a signaled write's completion: one poll for it */
 			n = f->busy ? f->poll(f->cq, 1, &f->wc) : 0;
-			/* (no receive is posted: pp_op_uses_recv()) */
 			if (__builtin_expect(!f->busy, 1) ||
-			    (n == 1 && f->wc.status == IBV_WC_SUCCESS)) {
+			    fast_one_success(n, &f->wc)) {
 				f->busy = false;
 				*sample++ = tgot - t0;
 				continue;
