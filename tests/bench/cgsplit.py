@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Split callgrind profiles into user-space instructions per round trip.
 
-Usage: cgsplit.py LABEL TOOL N1 OUT1 N2 OUT2 [CAL]
+Usage: cgsplit.py [--loop FUNCTION] LABEL TOOL N1 OUT1 N2 OUT2 [CAL]
+       cgsplit.py --find TOOL N1 OUT1 N2 OUT2
 
 OUTn is the --callgrind-out-file of a client run of Nn round trips, written
 with --compress-strings=no --compress-pos=no.  Our tools run with
@@ -17,6 +18,23 @@ whatever else differs between its runs (its connection, its reports) stay
 out.  Its calls are split by object as each callee's whole inclusive cost
 is (the provider's locks in libc count as libc, as in our loop's part).
 (Without such a function: all that grows with N but the calls to qsort.)
+
+--loop names the function the profiles were cut at.  A call that it, or
+a function it calls, makes as many times in both runs, and that reaches
+neither libibverbs nor the provider (as every round trip does: it posts
+and polls), is the loop's set-up or its end, not a round trip's, and is
+left out of the loop with all it calls: its cost would cancel out, were it
+not for work whose length depends on timing (perftest measures the CPU's
+clock rate inside its loop function, for as long as its samples take to
+agree).  Prints
+
+  PPICOUNT-ONCE,LABEL,FUNCTION,INSTR1,INSTR2   (each call left out: its
+                                               inclusive cost in each run)
+
+--find prints the loop function of TOOL found in two profiles that are not
+cut (as PPICOUNT-LOOPFN names it below; by its address where the binary is
+stripped): two first runs learn where to cut the profiles of the next
+ones.
 
 What grows from N1 to N2 round trips, divided by N2 - N1, is the cost of one
 round trip in the steady state: start-up and tear-down cancel out.  TOOL is
@@ -100,6 +118,8 @@ class Profile:
         self.qsort = 0
         # (object, function) -> {(object, function) called: inclusive cost}
         self.calls_to = {}
+        # (object, function) -> {(object, function) called: calls}
+        self.ncalls = {}
         # (object, function) -> {provider function: calls to it}
         self.pcalls_from = {}
         # (object, function, address) -> executions of the conditional
@@ -160,6 +180,8 @@ class Profile:
                         to = self.calls_to.setdefault((obj, fn), {})
                         ck = (callee_ob, callee)
                         to[ck] = to.get(ck, 0) + cost
+                        nc = self.ncalls.setdefault((obj, fn), {})
+                        nc[ck] = nc.get(ck, 0) + n
                         if is_provider(callee_ob) and not is_verbs(obj):
                             k = (callee_ob, callee)
                             self.pcalls[k] = self.pcalls.get(k, 0) + n
@@ -243,6 +265,57 @@ def groups(p, tool):
     return g
 
 
+def reaches_verbs(p, key):
+    """Whether function KEY of profile P is of libibverbs or the provider,
+    or calls one of theirs, directly or not."""
+    todo, seen = [key], {key}
+    while todo:
+        f = todo.pop()
+        if is_verbs(f[0]):
+            return True
+        for ck in p.ncalls.get(f, {}):
+            if ck not in seen:
+                seen.add(ck)
+                todo.append(ck)
+    return False
+
+
+def once_calls(a, b, root):
+    """The calls (caller, callee) that function ROOT and the functions it
+    calls make as many times in loop profile A (N1 round trips) as in B
+    (N2) and that reach no verbs: its set-up and its end.  What such a
+    call calls is not searched further."""
+    todo = [k for k in set(b.ncalls) | set(b.by_fn)
+            if k[1] == root or k[1].startswith(root + "'")]
+    seen, edges = set(todo), []
+    while todo:
+        f = todo.pop()
+        for ck, n in sorted(b.ncalls.get(f, {}).items()):
+            if n == a.ncalls.get(f, {}).get(ck, 0) and \
+                    not reaches_verbs(b, ck):
+                edges.append((f, ck))
+            elif ck not in seen:
+                seen.add(ck)
+                todo.append(ck)
+    return edges
+
+
+def without(p, edges, tool):
+    """groups() of loop profile P less the calls EDGES, each by the split
+    of its callee's inclusive cost."""
+    g = groups(p, tool)
+    for f, ck in edges:
+        cost = p.calls_to.get(f, {}).get(ck, 0)
+        sub = p.inclusive(ck, tool)
+        t = sum(sub.values())
+        if t <= 0:
+            g[group_of(ck[0], tool)] -= cost
+            continue
+        for k in g:
+            g[k] -= cost * sub[k] / t
+    return g
+
+
 def loop_of(whole, loop, tool, fn, pk):
     """The loop's instructions, its own part and its calls of @pk, the
     provider's poll_cq (a run's): part 2 of a profile cut at the loop,
@@ -256,27 +329,17 @@ def loop_of(whole, loop, tool, fn, pk):
     return whole.total() - whole.qsort, g["own"], whole.pcalls.get(pk, 0)
 
 
-def main(argv):
-    if len(argv) not in (7, 8):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    label, tool, n1, out1, n2, out2 = argv[1:7]
-    d = int(n2) - int(n1)
-    parts = bool(glob.glob(out1 + ".1"))
-    w1, l1 = load(out1, parts)
-    w2, l2 = load(out2, parts)
-    total = (w2.total() - w1.total()) / d
-    a, b = (l1, l2) if parts else (w1, w2)
-    wc = lc = None
-    if len(argv) == 8:
-        wc, lc = load(argv[7], parts)
+def poll_and_loop(w1, w2, a, b, c, tool, parts):
+    """(grow, pk, found, fn): the calls of each provider function that grow
+    from run A to run B (their loops, or the whole runs W1, W2); pk, which
+    of them is poll_cq; found, whether calibration run C named it; fn, the
+    tool's loop function where the runs are not cut (else None)."""
     # poll_cq: the provider function whose calls the calibration's pause
     # multiplied; without one, whose calls grow most with N (not the one
     # called most: a tool may post all its receives before the loop; at
     # one poll per round trip poll_cq and post_send tie)
     grow = {k: b.pcalls.get(k, 0) - a.pcalls.get(k, 0) for k in b.pcalls}
     pk = max(grow, key=lambda x: grow[x]) if grow else None
-    c = lc if parts else wc
     found = False  # the pause named poll_cq
     if c and c.pcalls:
         paused = {k: c.pcalls[k] - b.pcalls.get(k, 0) for k in c.pcalls}
@@ -305,8 +368,47 @@ def main(argv):
         if len(tied) > 1:
             pk, fn = max(tied, key=lambda x: sum(
                 w2.inclusive(x[1], tool).values()))
+    return grow, pk, found, fn
+
+
+def main(argv):
+    if len(argv) == 7 and argv[1] == "--find":
+        tool, n1, out1, n2, out2 = argv[2:]
+        w1, _ = load(out1, False)
+        w2, _ = load(out2, False)
+        fn = poll_and_loop(w1, w2, w1, w2, None, tool, False)[3]
+        if fn is None:
+            print("cgsplit: %s, %s: no loop function of %s found"
+                  % (out1, out2, tool), file=sys.stderr)
+            return 1
+        print(fn[1])
+        return 0
+    root = None
+    if len(argv) > 2 and argv[1] == "--loop":
+        root = argv[2]
+        argv = argv[:1] + argv[3:]
+    if len(argv) not in (7, 8):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    label, tool, n1, out1, n2, out2 = argv[1:7]
+    d = int(n2) - int(n1)
+    parts = bool(glob.glob(out1 + ".1"))
+    w1, l1 = load(out1, parts)
+    w2, l2 = load(out2, parts)
+    total = (w2.total() - w1.total()) / d
+    a, b = (l1, l2) if parts else (w1, w2)
+    wc = lc = None
+    if len(argv) == 8:
+        wc, lc = load(argv[7], parts)
+    c = lc if parts else wc
+    grow, pk, found, fn = poll_and_loop(w1, w2, a, b, c, tool, parts)
     if parts:
-        g1, g2 = groups(a, tool), groups(b, tool)
+        edges = once_calls(a, b, root) if root else []
+        g1, g2 = without(a, edges, tool), without(b, edges, tool)
+        for f, ck in edges:
+            print("PPICOUNT-ONCE,%s,%s,%d,%d" % (
+                label, ck[1], a.calls_to.get(f, {}).get(ck, 0),
+                b.calls_to.get(f, {}).get(ck, 0)))
     elif fn:
         # the tool's function that polls, and what it calls (inclusive)
         g1, g2 = a.inclusive(fn, tool), b.inclusive(fn, tool)

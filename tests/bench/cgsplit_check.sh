@@ -18,7 +18,13 @@
 # code as an RDMA Write client does, looking at memory 1, 2, 3, 1, ...
 # times a round trip (and 100000 times more in its calibration run): its
 # profiles counting jumps must give 2.00 looks a round trip and those
-# 100000 (PPICOUNT-LOOK), cut or stripped.
+# 100000 (PPICOUNT-LOOK), cut or stripped.  The loop function also does,
+# once a run, work whose length differs from run to run (CALIB, as
+# perftest measures its clock rate there): cut with --loop, that call is
+# left out, and the loop's figures are those of runs without it (a call
+# made once that reaches the provider, as of the loop, stays); and a
+# stripped binary's loop, found by --find in two first runs, cut at its
+# address, gives the same figures as the named one.
 set -euo pipefail
 
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
@@ -55,6 +61,7 @@ cat >tool.c <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 int rxe_poll(int n);
 int rxe_post(int n);
 static int (*volatile poll)(int) = rxe_poll;
@@ -77,6 +84,13 @@ __attribute__((noinline)) void own_note(long *s, long i)
 {
 	s[i] = (i * 7919) % 1000;
 }
+/* once a run, CALIB rounds of work (a call into libc each) */
+static int (*volatile pid)(void) = getpid;
+__attribute__((noinline)) void once_calib(long k)
+{
+	for (long i = 0; i < k; i++)
+		pid();
+}
 /* the peer's write, as the looks see it: there at the look that makes it 0 */
 static volatile long ready;
 /* argv[2], when given: that many polls (LOOKS=1: looks) more, at round
@@ -88,6 +102,7 @@ __attribute__((noinline)) void pp_run_client_loop(long n, long extra, long *s)
 	int looks = getenv("LOOKS") && atoi(getenv("LOOKS")) == 1;
 	long xp = looks ? 0 : extra, xl = looks ? extra : 0;
 
+	once_calib(getenv("CALIB") ? atol(getenv("CALIB")) : 0);
 	for (long i = 0; i < n; i++) {
 		own_post(3);
 		poll(10);
@@ -103,6 +118,11 @@ __attribute__((noinline)) void pp_run_client_loop(long n, long extra, long *s)
 		own_note(s, i);
 	}
 }
+/* the loop behind a function called once, as ours is behind its tool's */
+__attribute__((noinline)) void run_loop(long n, long extra, long *s)
+{
+	pp_run_client_loop(n, extra, s);
+}
 int main(int argc, char **argv)
 {
 	long n = atol(argv[1]), extra = argc > 2 ? atol(argv[2]) : 0;
@@ -110,7 +130,7 @@ int main(int argc, char **argv)
 	/* the receives posted ahead: more calls of post than of poll */
 	for (long k = 0; k < 10000; k++)
 		post(1);
-	pp_run_client_loop(n, extra, s);
+	run_loop(n, extra, s);
 	qsort(s, n, sizeof(*s), cmp);
 	printf("%ld\n", s[n / 2]);
 	free(s);
@@ -185,6 +205,39 @@ expect "one poll per round trip, no calibration: the loop function" \
 	"$(sed -n 's/^PPICOUNT-LOOPFN,strip,//p' <<<"$strip_out")"
 expect "one poll per round trip: polls, and the cost of one" \
 	"$(row "$one_out" | cut -d, -f8,9)" "1.00,$(cut -d, -f9 <<<"$r")"
+
+# once a run, work of a length that differs between the runs: left out
+CALIB=20000 "${cg[@]}" "${dump[@]}" --callgrind-out-file=noise.500 ./faketool 500 >/dev/null
+CALIB=1000 "${cg[@]}" "${dump[@]}" --callgrind-out-file=noise.2500 ./faketool 2500 >/dev/null
+loop() { # the loop's figures: LOOP, OWN ... POLLCOST (TOTAL, AFTER: the run's)
+	row "$1" | cut -d, -f2,4-
+}
+noise_out=$(python3 "$here/cgsplit.py" --loop pp_run_client_loop noise faketool \
+	500 noise.500 2500 noise.2500)
+printf '%s\n' "$noise_out"
+expect "work once a run, of different lengths, left out of the loop" \
+	"$(loop "$noise_out")" "$(loop "$cut_out")"
+expect "the call left out named, with its cost in each run" \
+	"$(sed -n 's/^PPICOUNT-ONCE,noise,\(once_calib\),\([0-9]*\),\([0-9]*\)$/\1 \2 \3/p' <<<"$noise_out" |
+		awk '{ print $1, ($2 > 10 * $3) }')" "once_calib 1"
+# cut at a function that calls the loop once: that call is a round trip's
+for n in 500 2500; do
+	CALIB=$((n == 500 ? 20000 : 0)) "${cg[@]}" --dump-before=run_loop --dump-after=run_loop \
+		--callgrind-out-file="outer.$n" ./faketool "$n" >/dev/null
+done
+outer_out=$(python3 "$here/cgsplit.py" --loop run_loop outer faketool 500 outer.500 2500 outer.2500)
+expect "cut at a function around the loop: the call of the loop stays" \
+	"$(loop "$outer_out")" "$(loop "$cut_out")"
+# a stripped binary cut at the address a first run finds (--find)
+addr=$(python3 "$here/cgsplit.py" --find fakestrip 500 strip.500 2500 strip.2500)
+expect "--find: the stripped binary's loop function" "$addr" \
+	"$(sed -n 's/^PPICOUNT-LOOPFN,strip,//p' <<<"$strip_out")"
+for n in 500 2500; do
+	CALIB=$((n == 500 ? 20000 : 0)) "${cg[@]}" --dump-before="$addr" --dump-after="$addr" \
+		--callgrind-out-file="scut.$n" ./fakestrip "$n" >/dev/null
+done
+scut_out=$(python3 "$here/cgsplit.py" --loop "$addr" scut fakestrip 500 scut.500 2500 scut.2500)
+expect "the stripped binary cut at that address" "$(loop "$scut_out")" "$(loop "$cut_out")"
 
 # PPICOUNT-LOOK,LABEL,EXTRA,LOOKS,COST,COST_OWN: the waits in memory
 jmp=(--dump-instr=yes --collect-jumps=yes)

@@ -6,7 +6,8 @@
 # size, the client runs under valgrind's callgrind twice, with N1 and N2
 # round trips (the server runs natively, polling, as the client does); our
 # client's profile is cut at the loop (--dump-before/--dump-after
-# pp_run_client_loop). The srv-* rows turn that round: the server runs
+# pp_run_client_loop), and perftest's at its loop function, which two
+# shorter runs find first. The srv-* rows turn that round: the server runs
 # under callgrind (ours cut at pp_run_server_loop), the client natively.
 # tests/bench/cgsplit.py turns the two profiles into
 # user-space instructions per round trip: the difference over N2 - N1, so
@@ -32,6 +33,8 @@
 #   PP_DEV    RDMA device (default rxe0); PP_GID: GID index (default 1)
 #   PP_HOST   address the clients connect to (default 127.0.0.1)
 #   PP_ICOUNT_N1, PP_ICOUNT_N2   round trips of the two runs (default 500, 2500)
+#   PP_ICOUNT_FIND  round trips of the first of the two runs that find
+#             perftest's loop function (default 100; the second: 3 times)
 #   PP_ICOUNT_PAUSE_MS  the calibration run's pause of the server (default
 #             400, some 600 under emulation: below a UD or UC client's 1 s
 #             deadline for a reply at the default -T of 5 s; 0: none)
@@ -64,6 +67,7 @@ bin=${PP_BIN:?PP_BIN must name the build directory}
 n1=${PP_ICOUNT_N1:-500}
 n2=${PP_ICOUNT_N2:-2500}
 pause_ms=${PP_ICOUNT_PAUSE_MS:-400}
+nfind=${PP_ICOUNT_FIND:-100}
 jumps=0 # row(): count jumps (--collect-jumps), for a Write row's looks
 read -r -a cases <<<"${PP_ICOUNT_CASES:-rc rc-N uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read fetch-add lat-write lat-read lat-atomic srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud srv-stock-srq}"
 read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
@@ -82,6 +86,7 @@ echo "PPICOUNT-INFO,valgrind,$(valgrind --version)"
 echo "PPICOUNT-INFO,kernel,$(uname -r)"
 echo "PPICOUNT-INFO,n,$n1,$n2"
 echo "PPICOUNT-INFO,pause,$pause_ms"
+echo "PPICOUNT-INFO,find,$nfind,$((3 * nfind))"
 
 # wait_listen PORT PID: until something listens on PORT (at most 30 s).
 wait_listen() {
@@ -184,20 +189,38 @@ one() {
 
 # row LABEL TOOL LOOPFN -- SERVER... -- CLIENT...: both N, and N2 again
 # with the server paused (the cost of an empty poll, see cgsplit.py), then
-# the PPICOUNT lines of cgsplit.py.
+# the PPICOUNT lines of cgsplit.py. LOOPFN "?": the tool's loop function is
+# learned first, from two runs of PP_ICOUNT_FIND round trips and 3 times as
+# many (cgsplit.py --find: perftest's binaries are stripped, callgrind
+# names its functions by address), and the profiles are cut there as ours
+# are (PPICOUNT-LOOPFN names it); "-": not cut (the stock tools, whose
+# loop is main).
 row() {
 	local label=$1 tool=$2 loopfn=$3 a=$work/$1.$n1 b=$work/$1.$n2
-	local c=$work/$1.cal
+	local c=$work/$1.cal f=$work/$1.find nf=$nfind
 	shift 3
 	a=${a//:/_}
 	b=${b//:/_}
 	c=${c//:/_}
+	f=${f//:/_}
+	if [[ $loopfn == "?" ]]; then
+		jumps=0 one "$label" - "$nf" "$f.1" "$@" || return 0
+		jumps=0 one "$label" - "$((3 * nf))" "$f.3" "$@" || return 0
+		loopfn=$(python3 "$here/cgsplit.py" --find "$tool" \
+			"$nf" "$f.1" "$((3 * nf))" "$f.3") || {
+			echo "icount: $label: no loop function found" >&2
+			return 0
+		}
+		echo "PPICOUNT-LOOPFN,$label,$loopfn"
+	fi
 	one "$label" "$loopfn" "$n1" "$a" "$@" || return 0
 	one "$label" "$loopfn" "$n2" "$b" "$@" || return 0
 	((pause_ms > 0)) && one "$label" "$loopfn" "$n2" "$c" --pause "$@" ||
 		c=
-	python3 "$here/cgsplit.py" "$label" "$tool" "$n1" "$a" "$n2" "$b" \
-		${c:+"$c"} || echo "icount: $label: cgsplit.py failed" >&2
+	local -a loop=()
+	[[ $loopfn == - ]] || loop=(--loop "$loopfn")
+	python3 "$here/cgsplit.py" "${loop[@]}" "$label" "$tool" "$n1" "$a" \
+		"$n2" "$b" ${c:+"$c"} || echo "icount: $label: cgsplit.py failed" >&2
 }
 
 g=(-d "$PP_DEV" -g "$PP_GID")
@@ -246,7 +269,7 @@ for c in "${cases[@]}"; do
 				"${extra[@]}" "$PP_HOST"
 			;;
 		lat)
-			row "perftest:rc:$s" ib_send_lat - -- \
+			row "perftest:rc:$s" ib_send_lat "?" -- \
 				ib_send_lat -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ -- \
 				ib_send_lat -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ \
 				"$PP_HOST"
@@ -268,7 +291,7 @@ for c in "${cases[@]}"; do
 			t=ib_${c#lat-}_lat
 			pms=0 j=0
 			[[ $c != lat-write ]] || pms=$pause_ms j=1
-			jumps=$j pause_ms=$pms row "perftest:${c#lat-}:$s" "$t" - -- \
+			jumps=$j pause_ms=$pms row "perftest:${c#lat-}:$s" "$t" "?" -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -s "$s" -n @N@ -p @P@ \
 				"$PP_HOST"
@@ -276,7 +299,7 @@ for c in "${cases[@]}"; do
 		lat-atomic)
 			# its default, FETCH_AND_ADD, on 8 bytes
 			t=ib_atomic_lat
-			pause_ms=0 row "perftest:fetch-add:$s" "$t" - -- \
+			pause_ms=0 row "perftest:fetch-add:$s" "$t" "?" -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -n @N@ -p @P@ -- \
 				"$t" -d "$PP_DEV" -x "$PP_GID" -n @N@ -p @P@ \
 				"$PP_HOST"

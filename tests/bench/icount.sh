@@ -44,7 +44,7 @@ else
 	}
 	echo "icount: running tests/bench/icount-inside.sh in the guest"
 	st=0
-	tests/softroce/guest.sh --timeout "${PP_ICOUNT_TIMEOUT:-1500}" \
+	tests/softroce/guest.sh --timeout "${PP_ICOUNT_TIMEOUT:-1800}" \
 		tests/bench/icount-inside.sh >"$work/raw" 2>&1 || st=$?
 	{
 		echo "PPICOUNT-INFO,host_status,$st"
@@ -85,19 +85,24 @@ w = out.append
 w("Made by `tests/bench/icount.sh`, %s. The client runs under callgrind (user space only) "
   "with -n %s and again with -n %s, polling, `-r 500`, both ends on rxe0; "
   "the difference over the extra round trips is one round trip in the "
-  "steady state. *loop*: inside the client's loop (ours: "
-  "`pp_run_client_loop`, cut out with `--dump-before/--dump-after`; the "
-  "stock tools' and perftest's: the function of their binary that calls "
-  "the provider's poll_cq most often, with everything it calls, inclusive: "
-  "the stock tools' `main`, and in perftest's stripped binary a function "
-  "known by its address, named in the raw output's PPICOUNT-LOOPFN lines; "
-  "what runs outside it, perftest's sort of the samples, its connection "
-  "and its reports, stays out). *after*: what grows with -n outside the "
+  "steady state. *loop*: inside the client's loop. Ours is "
+  "`pp_run_client_loop`, cut out with `--dump-before/--dump-after`. "
+  "perftest's is the function of its binary that calls the provider's "
+  "poll_cq most often: two shorter runs (-n %s and -n %s) find it, known "
+  "by its address in the stripped binary (the raw output's "
+  "PPICOUNT-LOOPFN lines), and its runs are cut out there as ours are, so "
+  "its sort of the samples, its connection and its reports stay out. In a "
+  "loop cut out, a call made as many times in both runs is the loop's "
+  "set-up or end, not a round trip's, and is left out with all it calls "
+  "(the raw output's PPICOUNT-ONCE lines): perftest measures the CPU's "
+  "clock rate inside its loop function, for as long as its samples take "
+  "to agree, which differs from run to run. The stock tools' loop is their "
+  "`main`, with everything it calls, inclusive: each callee's instructions "
+  "split as its whole inclusive cost is (the provider's locks in libc "
+  "count as libc, as in ours). *after*: what grows with -n outside the "
   "loop (sorting the samples, statistics). The loop is split into the "
-  "tool's own code, libibverbs + the provider (librxe), and libc (for a "
-  "loop cut at a function, each callee's instructions split as its whole "
-  "inclusive cost is: the provider's locks in libc count as libc, as in "
-  "ours). *polls*: calls of the "
+  "tool's own code, libibverbs + the provider (librxe), and libc. "
+  "*polls*: calls of the "
   "provider's poll_cq per round trip; the rest of a round trip's polls "
   "found the CQ empty, or found only a send's completion that a later one "
   "would have found with the reply: how many depends on timing even under "
@@ -119,7 +124,8 @@ w("Made by `tests/bench/icount.sh`, %s. The client runs under callgrind (user sp
   "of a non-empty poll, less the provider's empty check when a batch is "
   "full), but the completion's own instructions stay in: that is the only "
   "approximation, at most one such poll per round trip." %
-  (made(info) + (info.get("pause", "?"),)))
+  (made(info) + tuple(info.get("find", "?,?").split(",")[:2]) +
+   (info.get("pause", "?"),)))
 w("")
 w("| tool | transport | size | total | loop | after | own | verbs | libc | "
   "other | polls | instr/poll | empty poll | extra | at min polls | "
@@ -257,7 +263,7 @@ w("Made by `tests/bench/icount.sh`, %s; counted as the Send rows above (client o
   "round trip, `pp_run_write_fast()`, `pp_run_request_fast()`; an atomic's "
   "value is checked each time, -c or not), cut out with "
   "`--dump-before/--dump-after`; perftest's as for `ib_send_lat` "
-  "(the function that polls, inclusive). A round trip is one "
+  "(its loop function found first, then cut out as ours). A round trip is one "
   "iteration of each tool: for Write, our write and the server's write "
   "back (ib_write_lat: the same); for Read, one read; for an atomic, "
   "one atomic. *polls*: calls of "
@@ -319,10 +325,9 @@ if any(disagree(r) for r in rows.values()):
     w("*runs disagree*: a part of the row is below zero, so its two runs' "
       "extra round trips did not cost alike (one of them did work the "
       "other did not); the row says nothing, and is left out below. For "
-      "perftest, whose loop is a function with its callees, the tool's own "
-      "code in the loop counts as two parts: that function's own "
-      "instructions (callgrind's self count of it alone), and its other "
-      "functions' in the loop, *own* less the first.")
+      "perftest, the tool's own code in the loop counts as two parts: its "
+      "loop function's own instructions (callgrind's self count of it "
+      "alone), and its other functions' in the loop, *own* less the first.")
     low = ["%s %s %s B: own %.0f, its loop function alone %.0f" % (
         k.split(":")[0], k.split(":")[1], k.split(":")[2], rows[k][3],
         rows[k].floor) for k in sorted(rows, key=key)
