@@ -20,7 +20,7 @@
 # markers are missing, and left as it is when the run has none of its rows
 # (PP_ICOUNT_CASES). --from RAW reports the output of an earlier run saved in RAW
 # (every run leaves its output in ${TMPDIR:-/tmp}/pp-icount-last.raw).
-# About 15 minutes, plus PP_ICOUNT_RSS_SECONDS.
+# About 22 minutes, plus PP_ICOUNT_RSS_SECONDS.
 #
 # Environment:
 #   PP_BIN     build directory of our tools (default: build/ of the tree)
