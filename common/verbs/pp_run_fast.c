@@ -336,13 +336,13 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 	return 0;
 }
 
+_Static_assert(IBV_WC_SUCCESS == 0, "fast_one_success() takes 0 as success");
+
 /*
  * Whether a poll's @n and first completion @wc are one completion, a
  * success: the request's own, or a write's, as such a client posts no
  * receive (pp_op_uses_recv()); a test of both at once.
  */
-_Static_assert(IBV_WC_SUCCESS == 0, "fast_one_success() takes 0 as success");
-
 static inline __attribute__((always_inline)) bool
 fast_one_success(int n, const struct ibv_wc *wc)
 {

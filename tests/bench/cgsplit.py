@@ -8,16 +8,16 @@ Usage: cgsplit.py [--loop FUNCTION] LABEL TOOL N1 OUT1 N2 OUT2 [CAL]
 OUTn is the --callgrind-out-file of a client run of Nn round trips, written
 with --compress-strings=no --compress-pos=no.  Our tools run with
 --dump-before=LOOPFN --dump-after=LOOPFN: OUTn.1 is the profile before the
-loop, OUTn.2 the loop, OUTn (part 3) after it.  A tool without a loop
-function of its own (the stock tools' loop is in main; perftest's binary
-is stripped) writes OUTn alone: its loop is the function of the tool's
-binary that calls the provider's poll_cq most often (named by its address
-where the binary is stripped; printed as PPICOUNT-LOOPFN), with all it
-calls, inclusive: perftest's sort of the samples after the loop and
-whatever else differs between its runs (its connection, its reports) stay
-out.  Its calls are split by object as each callee's whole inclusive cost
-is (the provider's locks in libc count as libc, as in our loop's part).
-(Without such a function: all that grows with N but the calls to qsort.)
+loop, OUTn.2 the loop, OUTn (part 3) after it; so does perftest, at the
+function --find names.  A tool whose runs are not cut (the stock tools,
+whose loop is in main) writes OUTn alone: its loop is the function of the
+tool's binary that calls the provider's poll_cq most often (named by its
+address where the binary is stripped; printed as PPICOUNT-LOOPFN), with
+all it calls, inclusive: a sort of the samples after the loop and whatever
+else differs between its runs (its connection, its reports) stay out.  Its
+calls are split by object as each callee's whole inclusive cost is (the
+provider's locks in libc count as libc, as in our loop's part).  (Without
+such a function: all that grows with N but the calls to qsort.)
 
 --loop names the function the profiles were cut at.  A call that it, or
 a function it calls, makes as many times in both runs, and that reaches
