@@ -32,7 +32,6 @@
 
 #include "pp_err.h"
 #include "pp_hostlist.h"
-#include "pp_mesh_wire.h"
 
 enum pp_mesh_launcher {
 	PP_MESH_NONE = 0, /* no launcher: ranks by arrival */
@@ -44,6 +43,7 @@ enum pp_mesh_launcher {
 };
 
 #define PP_MESH_RANK_ANY UINT32_MAX /* no launcher: rank 0 assigns it */
+#define PP_MESH_ID_MAX 128	    /* a mesh id's room, NUL included */
 
 struct pp_mesh_env {
 	enum pp_mesh_launcher launcher;

@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pp_mesh_env.h" /* PP_MESH_ID_MAX */
+
 #define PP_MESH_WIRE_MAGIC 0x50504d53U /* "PPMS" */
 #define PP_MESH_WIRE_VERSION 2	       /* 2: JOIN carries the mesh id */
 #define PP_MESH_WIRE_HDR 12
@@ -48,7 +50,6 @@
 #define PP_MESH_WHY_MAX 192
 #define PP_MESH_VER_MAX 64
 #define PP_MESH_TEXT_MAX 512
-#define PP_MESH_ID_MAX 128
 
 enum pp_mesh_type {
 	PP_MESH_JOIN = 1,
