@@ -128,18 +128,15 @@ static int read_pipe(int fd, uint8_t *buf, size_t max, size_t *got,
 
 	*got = 0;
 	for (;;) {
-		int64_t left = deadline - pp_now_ns();
-		int nfds = watch >= 0 ? 2 : 1;
+		nfds_t nfds = watch >= 0 ? 2 : 1;
+		int ready, ret;
 
-		if (pp_signal_caught())
-			return ECANCELED;
-		if (left <= 0)
+		if (pp_now_ns() >= deadline)
 			return ETIMEDOUT;
-		n = poll(p, (nfds_t)nfds, (int)(left / 1000000) + 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno;
+		/* a stop signal ends the wait at once (pp_sock_poll()) */
+		ret = pp_sock_poll(p, nfds, deadline, &ready);
+		if (ret)
+			return ret;
 		if (nfds == 2 && p[1].revents) {
 			/* rank 0 talks during a pair only when it is gone */
 			n = recv(watch, &c, 1, MSG_PEEK | MSG_DONTWAIT);
