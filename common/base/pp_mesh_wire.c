@@ -158,6 +158,7 @@ static void enc_body(const struct pp_mesh_msg *m, struct wr *w)
 		put_u(w, rn->role, 1);
 		put_u(w, rn->port, 4);
 		put_u(w, rn->pair_ms, 4);
+		put_u(w, rn->token, 8);
 		put_str(w, rn->peer_host, sizeof(rn->peer_host));
 		break;
 	case PP_MESH_IDLE:
@@ -309,6 +310,7 @@ int pp_mesh_wire_decode(uint16_t type, const uint8_t *body, size_t len,
 		m->u.run.role = (uint8_t)get_u(&r, 1);
 		m->u.run.port = (uint32_t)get_u(&r, 4);
 		m->u.run.pair_ms = (uint32_t)get_u(&r, 4);
+		m->u.run.token = get_u(&r, 8);
 		get_str(&r, m->u.run.peer_host, sizeof(m->u.run.peer_host));
 		if (!r.err &&
 		    (m->u.run.role > 3 || !m->u.run.port ||

@@ -19,7 +19,8 @@
  *   REFUSE  0 -> rank: text (why it may not join)
  *   RUN     0 -> rank: round u32 | peer u32 | role u8 (bit 0: connect, else
  *           serve; bit 1: send the pair's document back) |
- *           port u32 | pair_ms u32 | peer_host
+ *           port u32 | pair_ms u32 | token u64 (the pair's: the client
+ *           sends it first, the server takes no other client) | peer_host
  *   IDLE    0 -> rank: round u32 (no pair for it this round)
  *   RESULT  rank -> 0: round u32 | peer u32 | step u8 (enum pp_mesh_code) |
  *           flags u8 (1: the error line is the peer's) | path_mtu u32 |
@@ -39,7 +40,7 @@
 #include "pp_mesh_env.h" /* PP_MESH_ID_MAX */
 
 #define PP_MESH_WIRE_MAGIC 0x50504d53U /* "PPMS" */
-#define PP_MESH_WIRE_VERSION 2	       /* 2: JOIN carries the mesh id */
+#define PP_MESH_WIRE_VERSION 2	       /* 2: JOIN's mesh id, RUN's token */
 #define PP_MESH_WIRE_HDR 12
 #define PP_MESH_DOC_MAX (1U << 20) /* a pair's document, bytes */
 #define PP_MESH_WIRE_MAX (PP_MESH_DOC_MAX + 4096)
@@ -103,6 +104,7 @@ struct pp_mesh_run {
 	uint32_t round, peer;
 	uint8_t role; /* PP_MESH_ROLE_* */
 	uint32_t port, pair_ms;
+	uint64_t token;
 	char peer_host[PP_MESH_HOST_MAX];
 };
 

@@ -333,6 +333,46 @@ int pp_sock_accept_ready(int lfd, int *fd)
 	return 0;
 }
 
+int pp_sock_send_token(int fd, uint64_t token, int64_t deadline)
+{
+	uint8_t b[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(token >> (56 - 8 * i));
+	return pp_sock_write_all(fd, b, sizeof(b), deadline);
+}
+
+int pp_sock_accept_token(int lfd, uint64_t token, int64_t deadline, int each_ms,
+			 int *fd, char *peer, size_t peer_len,
+			 unsigned int *strays)
+{
+	uint8_t b[8];
+	uint64_t got;
+	int64_t mine;
+	int s, rc, i;
+
+	*strays = 0;
+	for (;;) {
+		rc = pp_sock_accept(lfd, deadline, &s, peer, peer_len);
+		if (rc)
+			return rc;
+		mine = pp_deadline(each_ms);
+		rc = pp_sock_read_all(s, b, sizeof(b),
+				      mine < deadline ? mine : deadline);
+		for (i = 0, got = 0; !rc && i < 8; i++)
+			got = got << 8 | b[i];
+		if (!rc && got == token) {
+			*fd = s;
+			return 0;
+		}
+		close(s);
+		if (rc == ECANCELED)
+			return rc;
+		(*strays)++;
+	}
+}
+
 /*
  * One non-blocking connect to @ai, bounded by @deadline.
  * Return: 0 with *fd set; ETIMEDOUT; the connect error (ECONNREFUSED, ...).

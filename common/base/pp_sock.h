@@ -108,6 +108,38 @@ struct pp_keepalive {
 int pp_sock_accept_ready(int lfd, int *fd);
 
 /**
+ * pp_sock_send_token() - a mesh pair's client: the 8 bytes rank 0 gave the
+ * pair (big-endian), first on the connection, before the handshake
+ * @fd: the connection
+ * @token: from RUN
+ * @deadline: absolute
+ *
+ * Return: 0, or pp_sock_write_all()'s error.
+ */
+int pp_sock_send_token(int fd, uint64_t token, int64_t deadline);
+
+/**
+ * pp_sock_accept_token() - a mesh pair's server: the first connection
+ * whose first 8 bytes are @token; any other (a stray client, one that
+ * sends something else, or nothing within @each_ms) is closed, counted,
+ * and the next one waited for, until @deadline
+ * @lfd: from pp_sock_listen()
+ * @token: from RUN
+ * @deadline: absolute
+ * @each_ms: how long one connection may take to send its token
+ * @fd: the peer's connection, its token read
+ * @peer: its numeric address, or NULL
+ * @peer_len: room in @peer
+ * @strays: how many were closed
+ *
+ * Return: 0; ETIMEDOUT (no connection with the token by @deadline);
+ * ECANCELED; pp_sock_accept()'s other errors.
+ */
+int pp_sock_accept_token(int lfd, uint64_t token, int64_t deadline, int each_ms,
+			 int *fd, char *peer, size_t peer_len,
+			 unsigned int *strays);
+
+/**
  * pp_sock_keepalive_for() - keepalive bounds that fit a timeout
  * @timeout_ms: the deadline a silent peer host must be noticed in (-T)
  * @ka: half of it silent, then up to 3 probes over the other half (whole

@@ -24,6 +24,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -374,24 +375,30 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 	r->peer = run->peer;
 	r->median_ns = UINT64_MAX;
 	ret = pp_session_open(&s, &ro, &pp_exchange_ours);
+	s.token = run->token;
 	if (!ret) {
 		phase = 0;
 		if (!(run->role & PP_MESH_ROLE_CONNECT)) {
-			/* serve: one client, from the peer, within -T x 2 */
+			/*
+			 * serve: one client, the peer (its token first),
+			 * within -T x 2; a stray gets 1 s to show its token
+			 */
+			unsigned int strays = 0;
+
 			ret = pp_session_listen(&s);
 			if (!ret)
-				ret = pp_sock_accept(
-					s.lfd,
+				ret = pp_sock_accept_token(
+					s.lfd, run->token,
 					pp_deadline(2 * (int)ro.timeout_ms),
-					&s.conn.fd, s.peer_addr,
-					sizeof(s.peer_addr));
+					1000, &s.conn.fd, s.peer_addr,
+					sizeof(s.peer_addr), &strays);
 			if (ret && !s.err.msg[0])
 				pp_err_set(
 					&s.err,
-					"no connection from rank %u (%s) on TCP port %u within %u s: %s",
+					"no connection from rank %u (%s) on TCP port %u within %u s: %s (%u other connection%s closed: not the peer rank 0 assigned)",
 					run->peer, run->peer_host, run->port,
-					2 * ro.timeout_ms / 1000,
-					strerror(ret));
+					2 * ro.timeout_ms / 1000, strerror(ret),
+					strays, strays == 1 ? "" : "s");
 		}
 	}
 	if (!ret)
@@ -1068,12 +1075,28 @@ static void take_result(struct coord *c, uint32_t r, struct pp_mesh_msg *m,
 	}
 }
 
+/*
+ * A pair's token: its server takes only the client that shows it, so a
+ * stray client on the pair's port (another mesh's, a late one) cannot take
+ * the peer's place.  Not a secret against someone who reads the traffic.
+ */
+static uint64_t pair_token(void)
+{
+	uint64_t t = 0;
+
+	if (getrandom(&t, sizeof(t), GRND_NONBLOCK) != (ssize_t)sizeof(t))
+		t = (uint64_t)pp_now_ns() * 0x9e3779b97f4a7c15ULL ^
+		    (uint64_t)getpid();
+	return t ? t : 1; /* 0 means none */
+}
+
 /* Send RUN (or for the ranks without a pair, IDLE) for @np pairs. */
 static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 			uint32_t np, uint32_t round, int32_t *peer_of)
 {
 	struct pp_mesh_msg m;
 	uint32_t i, k, side;
+	uint64_t token;
 
 	for (i = 0; i < c->v.n; i++)
 		peer_of[i] = -1;
@@ -1099,6 +1122,7 @@ static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 		if (cell->code != PP_MESH_OK)
 			continue;
 		cell->ran = true;
+		token = pair_token();
 		for (side = 0; side < 2; side++) {
 			uint32_t r = side ? p[k].b : p[k].a;
 			uint32_t peer = side ? p[k].a : p[k].b;
@@ -1113,6 +1137,7 @@ static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 							   0)),
 				.port = c->o->port + 1 + p[k].a,
 				.pair_ms = c->v.pair_ms,
+				.token = token,
 			};
 			snprintf(m.u.run.peer_host, sizeof(m.u.run.peer_host),
 				 "%s", c->v.ranks[peer].addr);

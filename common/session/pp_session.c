@@ -429,6 +429,18 @@ static int agree(struct pp_session *s)
 			return ret;
 		pp_trace_step(&s->trace, "connected to %s port %u", o->host,
 			      o->port);
+		if (s->token) {
+			ret = pp_sock_send_token(
+				s->conn.fd, s->token,
+				pp_deadline((int)o->timeout_ms));
+			if (ret) {
+				pp_err_set(
+					&s->err,
+					"sending the pair's token failed: %s",
+					strerror(ret));
+				return ret;
+			}
+		}
 		keepalive(s, o->timeout_ms);
 		ret = choose_gid(s);
 		if (ret)

@@ -109,6 +109,8 @@ struct pp_session {
 	int lfd;		/* server: listening socket, or -1 */
 	struct pp_conn conn;	/* fd -1 until connected */
 	char peer_addr[64];	/* server: the client's address */
+	uint64_t token;		/* a mesh pair's client: sent before HELLO
+				 * (pp_sock_accept_token()); 0: none */
 	struct pp_hello mine;	/* what this side asked for / brings */
 	struct pp_hello agreed; /* the parameters of the run */
 	struct pp_hello peer;	/* the peer's HELLO: the client's, or the

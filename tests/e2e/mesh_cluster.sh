@@ -30,8 +30,8 @@
 #           the mesh ends within the bound it announced
 #   absent  rank 3 never starts: rank 0 goes on after --mesh-join 10 s,
 #           names rank 3 as never joined, its pairs fail, the rest pass
-#   many    srun -n 16 (4 ranks per guest, 15 rounds, 120 pairs): every
-#           pair ok, 15 rounds, labels host#rank
+#   many    srun -N 4 --ntasks-per-node=8 (32 ranks, 31 rounds, 496
+#           pairs): every pair ok, 31 rounds, labels host#rank
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -315,13 +315,13 @@ absent)
 	;;
 many)
 	[[ $PP_ROLE == A ]] || exit 0
-	mesh_srun many 300 -n 16 -- \
+	mesh_srun many 800 -N 4 --ntasks-per-node=8 --overcommit -- \
 		"$rc" --mesh "${common[@]}" -n 10 -s 64 --json --mesh-svg "$PP_MEET/many/mesh.svg"
-	pp_expect_status "$srun_st" 0 "srun -n 16 rc --mesh"
-	statuses 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+	pp_expect_status "$srun_st" 0 "srun -N 4 --ntasks-per-node=8 rc --mesh"
+	statuses $(printf '0 %.0s' {1..32})
 	sed 's/^/    r0.err: /' "$d/r0.err"
-	mesh_check --ranks 16 --all-ok --json "$d/r0.out" --svg "$d/mesh.svg" --rounds 15 \
-		--hosts "$(IFS=,; echo "${pp_nodes[*]}")" --per-host 4
+	mesh_check --ranks 32 --all-ok --json "$d/r0.out" --svg "$d/mesh.svg" --rounds 31 \
+		--hosts "$(IFS=,; echo "${pp_nodes[*]}")" --per-host 8
 	;;
 *)
 	echo "FAIL: unknown case $case_"

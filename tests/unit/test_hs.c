@@ -1628,6 +1628,56 @@ START_TEST(sock_connect_patient)
 }
 END_TEST
 
+/*
+ * A mesh pair's server takes only the client with the pair's token: a
+ * stray that sends other bytes, and one that sends nothing within its
+ * second, are closed and counted, and the peer behind them is taken.
+ */
+START_TEST(sock_accept_token)
+{
+	const uint64_t token = 0x0123456789abcdefULL;
+	struct pp_conn wrong, silent, right;
+	unsigned int strays = 99;
+	uint8_t b[8];
+	int lfd, fd = -1;
+	uint32_t port;
+
+	port = listen_free("127.0.0.1", &lfd);
+	connect_to("127.0.0.1", port, 3000, &wrong);
+	ck_assert_int_eq(pp_sock_write_all(wrong.fd, "PPNG\0\0\0\1", 8,
+					   pp_deadline(1000)),
+			 0);
+	connect_to("127.0.0.1", port, 3000, &silent);
+	connect_to("127.0.0.1", port, 3000, &right);
+	ck_assert_int_eq(pp_sock_send_token(right.fd, token, pp_deadline(1000)),
+			 0);
+	ck_assert_int_eq(pp_sock_accept_token(lfd, token, pp_deadline(3000),
+					      200, &fd, NULL, 0, &strays),
+			 0);
+	ck_assert_uint_eq(strays, 2);
+	/* the peer's connection, its token read: what follows is HELLO's */
+	ck_assert_int_eq(pp_sock_write_all(right.fd, "HELLO...", 8,
+					   pp_deadline(1000)),
+			 0);
+	ck_assert_int_eq(pp_sock_read_all(fd, b, 8, pp_deadline(1000)), 0);
+	ck_assert_mem_eq(b, "HELLO...", 8);
+	close(fd);
+	/* only a stray, then nothing: the deadline, with the stray counted */
+	close(wrong.fd);
+	connect_to("127.0.0.1", port, 3000, &wrong);
+	ck_assert_int_eq(
+		pp_sock_send_token(wrong.fd, token + 1, pp_deadline(1000)), 0);
+	ck_assert_int_eq(pp_sock_accept_token(lfd, token, pp_deadline(500), 200,
+					      &fd, NULL, 0, &strays),
+			 ETIMEDOUT);
+	ck_assert_uint_eq(strays, 1);
+	close(wrong.fd);
+	close(silent.fd);
+	close(right.fd);
+	close(lfd);
+}
+END_TEST
+
 /* A connection taken without waiting, and none waiting: EAGAIN at once. */
 START_TEST(sock_accept_ready)
 {
@@ -2511,6 +2561,7 @@ static Suite *hs_suite(void)
 	tcase_add_test(sock, sock_server_starts_late);
 	tcase_add_test(sock, sock_connect_patient);
 	tcase_add_test(sock, sock_accept_ready);
+	tcase_add_test(sock, sock_accept_token);
 	tcase_add_loop_test(sock, sock_readable_and_io, 0, 2);
 	tcase_add_test(sock, sock_version_mismatch);
 	tcase_add_loop_test(sock, sock_client_sees_new_server, 0, 2);

@@ -53,11 +53,13 @@ static void sample(uint16_t type, struct pp_mesh_msg *m)
 		strcpy(m->u.text, "rank 3 has joined already");
 		break;
 	case PP_MESH_RUN:
-		m->u.run = (struct pp_mesh_run){ .round = 4,
-						 .peer = 9,
-						 .role = 1,
-						 .port = 18525,
-						 .pair_ms = 31000 };
+		m->u.run =
+			(struct pp_mesh_run){ .round = 4,
+					      .peer = 9,
+					      .role = 1,
+					      .port = 18525,
+					      .pair_ms = 31000,
+					      .token = 0x8badf00ddeadbeefULL };
 		strcpy(m->u.run.peer_host, "10.99.1.9");
 		break;
 	case PP_MESH_IDLE:
