@@ -164,7 +164,8 @@ sweep() {
 	local p q line
 	local -A parent=() comm=()
 	for p in /proc/[0-9]*/stat; do
-		read -r line <"$p" 2>/dev/null || continue
+		# a process may end between the glob and the read
+		read -r line 2>/dev/null <"$p" || continue
 		q=${line%% *}
 		comm[$q]=${line#*\(}
 		comm[$q]=${comm[$q]%\)*}
@@ -176,7 +177,8 @@ sweep() {
 		((p == 1 || p == $$)) && continue
 		[[ " ${daemons[*]} " != *" $p "* ]] || continue
 		for ((q = p; q > 1; q = ${parent[$q]:-0})); do
-			[[ ${comm[$q]} != slurmstepd ]] || continue 2
+			# a parent that ended after the listing: no name
+			[[ ${comm[$q]:-} != slurmstepd ]] || continue 2
 		done
 		[[ -e /proc/$p/exe ]] && kill -KILL "$p" 2>/dev/null
 	done
