@@ -122,6 +122,7 @@ static void enc_body(const struct pp_mesh_msg *m, struct wr *w)
 	const struct pp_mesh_run *rn = &m->u.run;
 	const struct pp_mesh_result *rs = &m->u.result;
 	const struct pp_mesh_welcome *wl = &m->u.welcome;
+	int i;
 
 	switch (m->type) {
 	case PP_MESH_JOIN:
@@ -179,6 +180,8 @@ static void enc_body(const struct pp_mesh_msg *m, struct wr *w)
 		put_str(w, rs->gid, sizeof(rs->gid));
 		put_str(w, rs->gid_reason, sizeof(rs->gid_reason));
 		put_str(w, rs->reason, sizeof(rs->reason));
+		for (i = 0; i < PP_MESH_T_COUNT; i++)
+			put_u(w, rs->times_us[i], 4);
 		if (rs->doc_len > PP_MESH_DOC_MAX) {
 			w->err = EMSGSIZE;
 			break;
@@ -248,6 +251,7 @@ static void dec_join(struct rd *r, struct pp_mesh_join *j)
 static void dec_result(struct rd *r, struct pp_mesh_result *rs)
 {
 	uint8_t flags;
+	int i;
 
 	rs->round = (uint32_t)get_u(r, 4);
 	rs->peer = (uint32_t)get_u(r, 4);
@@ -264,6 +268,8 @@ static void dec_result(struct rd *r, struct pp_mesh_result *rs)
 	get_str(r, rs->gid, sizeof(rs->gid));
 	get_str(r, rs->gid_reason, sizeof(rs->gid_reason));
 	get_str(r, rs->reason, sizeof(rs->reason));
+	for (i = 0; i < PP_MESH_T_COUNT; i++)
+		rs->times_us[i] = (uint32_t)get_u(r, 4);
 	rs->doc_len = (uint32_t)get_u(r, 4);
 	if (r->err)
 		return;

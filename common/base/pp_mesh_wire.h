@@ -27,7 +27,9 @@
  *           ret u32 (errno) | completed u64 | median_ns u64 (UINT64_MAX:
  *           none) | gid_index i16 (-1: none) | gid_type u8 | gid_family u8 |
  *           gid | gid_reason (the GID this side's session used, and why) |
- *           reason | doc_len u32 | doc (its own --json document)
+ *           reason | times_us 5 x u32 (where the pair's time went on
+ *           this side: enum pp_mesh_time) | doc_len u32 | doc (its own
+ *           --json document)
  *   END     0 -> rank: status u32 (the mesh's exit status) | text
  */
 #ifndef PP_MESH_WIRE_H
@@ -108,6 +110,16 @@ struct pp_mesh_run {
 	char peer_host[PP_MESH_HOST_MAX];
 };
 
+/* Where a pair's time goes, on one side (RESULT's times_us). */
+enum pp_mesh_time {
+	PP_MESH_T_START = 0, /* the fork until the pair's process runs */
+	PP_MESH_T_DEVICE,    /* opening the device and port */
+	PP_MESH_T_HANDSHAKE, /* TCP and HELLO (a server: its wait too) */
+	PP_MESH_T_QP,	     /* the QPs' set-up, INIT to RTS, READY */
+	PP_MESH_T_LOOP,	     /* the run and DONE */
+	PP_MESH_T_COUNT
+};
+
 struct pp_mesh_result {
 	uint32_t round, peer;
 	uint8_t step; /* enum pp_mesh_code */
@@ -119,6 +131,7 @@ struct pp_mesh_result {
 	char gid[PP_MESH_GID_MAX];
 	char gid_reason[PP_MESH_WHY_MAX];
 	char reason[PP_MESH_TEXT_MAX];
+	uint32_t times_us[PP_MESH_T_COUNT]; /* 0: not reached */
 	const char *doc; /* decoded: points into the body, not terminated */
 	uint32_t doc_len;
 };

@@ -355,9 +355,21 @@ static char *pair_doc(const struct pp_session *s, int ret, const char *line,
 }
 
 /* The child of a pair: its session, and the RESULT record to @out. */
-static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
-		       int out)
+/* Microseconds from @from to @to, 0 when either is not known. */
+static uint32_t span_us(int64_t from, int64_t to)
 {
+	int64_t us = (to - from) / 1000;
+
+	if (!from || !to || us < 0)
+		return 0;
+	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+/* The pair's process: its session, and the RESULT into @out. */
+static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
+		       int out, int64_t forked)
+{
+	int64_t started = pp_now_ns(), opened;
 	struct pp_opts ro = *c->o;
 	struct pp_mesh_msg m = { .type = PP_MESH_RESULT };
 	struct pp_mesh_result *r = &m.u.result;
@@ -375,6 +387,7 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 	r->peer = run->peer;
 	r->median_ns = UINT64_MAX;
 	ret = pp_session_open(&s, &ro, &pp_exchange_ours);
+	opened = pp_now_ns();
 	s.token = run->token;
 	if (!ret) {
 		phase = 0;
@@ -403,6 +416,12 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 	}
 	if (!ret)
 		ret = pp_session_steps(&s, &phase);
+	r->times_us[PP_MESH_T_START] = span_us(forked, started);
+	r->times_us[PP_MESH_T_DEVICE] = span_us(started, opened);
+	r->times_us[PP_MESH_T_HANDSHAKE] = span_us(opened, s.step_end_ns[0]);
+	r->times_us[PP_MESH_T_QP] = span_us(s.step_end_ns[0], s.step_end_ns[1]);
+	r->times_us[PP_MESH_T_LOOP] =
+		span_us(s.step_end_ns[1], s.step_end_ns[2]);
 	if (s.nresults)
 		completed = s.results[0].completed;
 	r->completed = completed;
@@ -467,11 +486,13 @@ static int run_pair(struct rank_ctx *c, const struct pp_mesh_run *run)
 	fflush(stderr);
 	ret = pipe(fds) ? errno : 0;
 	if (!ret) {
+		int64_t forked = pp_now_ns();
+
 		pid = fork();
 		if (pid == 0) {
 			close(fds[0]);
 			close(c->ctl);
-			pair_child(c, run, fds[1]);
+			pair_child(c, run, fds[1], forked);
 		}
 		close(fds[1]);
 		if (pid < 0) {

@@ -906,13 +906,16 @@ int pp_session_steps(struct pp_session *s, int *phase)
 
 	*phase = 0;
 	ret = pp_session_connect(s);
+	s->step_end_ns[0] = pp_now_ns();
 	if (!ret) {
 		*phase = 1;
 		ret = pp_session_setup(s);
+		s->step_end_ns[1] = pp_now_ns();
 	}
 	if (!ret) {
 		*phase = 2;
 		ret = pp_session_run(s);
+		s->step_end_ns[2] = pp_now_ns();
 	}
 	return ret;
 }

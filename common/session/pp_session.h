@@ -122,6 +122,7 @@ struct pp_session {
 	size_t nsizes;
 	struct pp_run_result results[PP_SWEEP_MAX]; /* one per size run */
 	size_t nresults;
+	int64_t step_end_ns[3];	  /* when pp_session_steps()' steps ended */
 	struct pp_done peer_done; /* of the last size */
 	FILE *progress; /* a sweep: each size's line here as it ends */
 	/*
@@ -291,6 +292,8 @@ int pp_session_run(struct pp_session *s);
  * @s:     an open session
  * @phase: set to how far it got: 0 the handshake, 1 the QPs' set-up, 2 the
  *         run (pp_probe_step_of() reads it)
+ *
+ * @s->step_end_ns[k] is the time (pp_now_ns()) step k ended, or 0.
  *
  * Return: the first failure's errno (the message in @s->err), or 0.
  */

@@ -75,6 +75,7 @@ static void sample(uint16_t type, struct pp_mesh_msg *m)
 			.ret = 22,
 			.completed = 0,
 			.median_ns = UINT64_MAX,
+			.times_us = { 1800, 21000, 900, 4000000000U, 0 },
 			.gid_index = 1,
 			.gid_type = 2,
 			.gid_family = 1,
