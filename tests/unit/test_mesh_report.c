@@ -119,12 +119,42 @@ START_TEST(median_rule)
 }
 END_TEST
 
-/* Three ranks on two hosts; pair 1-2 failed at RTR. */
-static void build(struct pp_mesh_view *v)
+/* A side's RESULT: @step, @reason, a median (client), a document. */
+static void side(struct pp_mesh_view *v, uint32_t r, uint32_t peer,
+		 uint8_t step, bool remote, const char *reason, double us,
+		 uint32_t mtu, const char *doc)
+{
+	struct pp_mesh_result res = { .peer = peer,
+				      .step = step,
+				      .remote = remote,
+				      .path_mtu = mtu,
+				      .gid_index = -1 };
+
+	res.median_ns = isfinite(us) ? (uint64_t)llround(us * 1000) :
+				       UINT64_MAX;
+	snprintf(res.reason, sizeof(res.reason), "%s", reason);
+	res.doc = doc;
+	res.doc_len = doc ? (uint32_t)strlen(doc) : 0;
+	ck_assert_int_eq(pp_mesh_view_side(v, r, peer, &res), 0);
+}
+
+/* A pair run, both sides reported, settled. */
+static void ran(struct pp_mesh_view *v, uint32_t a, uint32_t b, uint32_t round)
+{
+	struct pp_mesh_cell *c = &v->cells[pp_mesh_pair_index(v->n, a, b)];
+
+	c->ran = true;
+	c->round = round;
+}
+
+/*
+ * Three ranks on two hosts; pair 1-2 failed at RTR.  With @json, the
+ * document is begun on it before the pairs are settled.
+ */
+static void build(struct pp_mesh_view *v, FILE *json)
 {
 	static struct pp_mesh_rank ranks[3];
 	static struct pp_mesh_cell cells[3];
-	struct pp_mesh_detail *d;
 	uint32_t i;
 
 	memset(ranks, 0, sizeof(ranks));
@@ -132,6 +162,7 @@ static void build(struct pp_mesh_view *v)
 	for (i = 0; i < 3; i++) {
 		struct pp_mesh_join *j = &ranks[i].facts;
 
+		cells[i].median_us = NAN;
 		ranks[i].joined = true;
 		snprintf(j->host, sizeof(j->host), "%s",
 			 i < 2 ? "node1.example.com" : "node2");
@@ -145,32 +176,6 @@ static void build(struct pp_mesh_view *v)
 		strcpy(j->gid_reason, "given with -g");
 		strcpy(j->version, "0.1.0 (abc)");
 	}
-	cells[0] = (struct pp_mesh_cell){ .ran = true,
-					  .code = PP_MESH_OK,
-					  .median_us = 31.25,
-					  .path_mtu = 4096 };
-	d = pp_mesh_cell_detail(&cells[0]);
-	d->side[0].have = d->side[1].have = true;
-	d->side[1].doc = strdup("{\"role\":\"client\"}");
-	d->side[0].doc = strdup("{not json");
-	/* a pass without detail (no --json): both sides reported */
-	cells[1] = (struct pp_mesh_cell){ .ran = true,
-					  .round = 1,
-					  .code = PP_MESH_OK,
-					  .median_us = 1234.5,
-					  .path_mtu = 1024 };
-	cells[2] = (struct pp_mesh_cell){
-		.ran = true, .round = 2, .code = PP_MESH_RTR, .median_us = NAN
-	};
-	d = pp_mesh_cell_detail(&cells[2]);
-	d->side[0].have = d->side[1].have = true;
-	d->side[0].r.step = PP_MESH_RTR;
-	strcpy(d->side[0].r.reason,
-	       "modify QP 0x000011 to RTR failed: Invalid argument");
-	d->side[1].r.step = PP_MESH_CONNECT;
-	d->side[1].r.remote = true;
-	strcpy(d->side[1].r.reason,
-	       "server: modify QP 0x000011 to RTR failed: Invalid argument");
 	*v = (struct pp_mesh_view){
 		.tool = "rc_pingpong",
 		.transport = "rc",
@@ -186,6 +191,28 @@ static void build(struct pp_mesh_view *v)
 		.ranks = ranks,
 		.cells = cells,
 	};
+	if (json)
+		ck_assert_int_eq(pp_mesh_view_begin_json(v, json), 0);
+	ran(v, 0, 1, 0);
+	side(v, 0, 1, PP_MESH_OK, false, "", NAN, 4096, "{not json");
+	side(v, 1, 0, PP_MESH_OK, false, "", 31.25, 4096,
+	     "{\"role\":\"client\"}");
+	pp_mesh_view_settle(v, 0, 1);
+	ck_assert_ptr_null(v->store->open[0]); /* nothing kept of it */
+	/* a pass without documents (no --json) */
+	ran(v, 0, 2, 1);
+	side(v, 2, 0, PP_MESH_OK, false, "", 1234.5, 1024, NULL);
+	side(v, 0, 2, PP_MESH_OK, false, "", NAN, 1024, NULL);
+	pp_mesh_view_settle(v, 2, 0);
+	ran(v, 1, 2, 2);
+	side(v, 1, 2, PP_MESH_RTR, false,
+	     "modify QP 0x000011 to RTR failed: Invalid argument", NAN, 0,
+	     NULL);
+	side(v, 2, 1, PP_MESH_CONNECT, true,
+	     "server: modify QP 0x000011 to RTR failed: Invalid argument", NAN,
+	     0, NULL);
+	pp_mesh_view_settle(v, 1, 2);
+	pp_mesh_view_settle(v, 1, 2); /* twice: nothing more */
 }
 
 static char *render(struct pp_mesh_view *v, int kind)
@@ -210,7 +237,7 @@ START_TEST(report_text)
 	struct pp_mesh_view v;
 	char *t;
 
-	build(&v);
+	build(&v, NULL);
 	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
 	ck_assert_uint_eq(v.passed, 2);
 	ck_assert_uint_eq(v.failed, 1);
@@ -244,11 +271,15 @@ END_TEST
 START_TEST(report_json_svg)
 {
 	struct pp_mesh_view v;
-	char *t;
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
 
-	build(&v);
+	ck_assert_ptr_nonnull(f);
+	build(&v, f);
 	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
-	t = render(&v, 1);
+	ck_assert_int_eq(pp_mesh_view_end_json(&v), 0);
+	fclose(f);
 	ck_assert_msg(pp_json_valid(t), "%s", t);
 	ck_assert_ptr_nonnull(strstr(t, "{\"mesh\":{\"schema\":1,"));
 	ck_assert_ptr_nonnull(strstr(t, "\"launcher\":\"slurm\""));
@@ -263,7 +294,7 @@ START_TEST(report_json_svg)
 		"{\"a\":0,\"b\":2,\"round\":1,\"result\":\"ok\",\"passed\":true,\"median_usec\":1234.5,\"path_mtu\":1024,\"why\":null,\"sides\":[{\"rank\":0,\"role\":\"server\",\"reported\":true,\"step\":\"ok\",\"error\":null,\"doc\":null}"));
 	ck_assert_ptr_nonnull(strstr(
 		t,
-		"\"cells\":[[\"-\",\"31.2\",\"1234\"],[\"31.2\",\"-\",\"RTR\"]"));
+		"\"cells\":[[\"-\",\"31.2\",\"1234\"]\n,[\"31.2\",\"-\",\"RTR\"]"));
 	ck_assert_ptr_nonnull(strstr(
 		t, "\"failed_pairs\":[{\"a\":1,\"b\":2,\"result\":\"RTR\"}]"));
 	ck_assert_ptr_nonnull(strstr(t, "\"exit_status\":1}}\n"));
