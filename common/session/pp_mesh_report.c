@@ -733,6 +733,8 @@ static void json_hosts(const struct pp_mesh_view *v, struct pp_json *j)
 		pp_json_key_string_or_null(j, "version", f->version);
 		pp_json_key_string_or_null(j, "error", f->error);
 		pp_json_end_object(j);
+		if (!j->err)
+			fputc('\n', j->f); /* a rank a line */
 	}
 	pp_json_end_array(j);
 }
