@@ -1007,95 +1007,6 @@ rank_gone(struct coord *c, uint32_t r, const char *fmt, ...)
 	c->fd[r] = -1;
 }
 
-/* A pair's cell from its two sides. */
-static void settle(struct pp_mesh_cell *cell)
-{
-	const struct pp_mesh_side *s0, *s1, *bad = NULL;
-	int i;
-
-	if (!cell->d || !cell->d->side[0].have || !cell->d->side[1].have) {
-		cell->code = PP_MESH_GONE;
-		return;
-	}
-	s0 = &cell->d->side[0];
-	s1 = &cell->d->side[1];
-	if (s0->r.step == PP_MESH_OK && s1->r.step == PP_MESH_OK) {
-		cell->code = PP_MESH_OK;
-		cell->median_us = s1->r.median_ns == UINT64_MAX ?
-					  NAN :
-					  (double)s1->r.median_ns / 1000;
-		cell->path_mtu = s1->r.path_mtu;
-		return;
-	}
-	/* the side whose own step failed; of two, the earlier step */
-	for (i = 0; i < 2; i++) {
-		const struct pp_mesh_side *s = &cell->d->side[i];
-
-		if (s->r.step == PP_MESH_OK)
-			continue;
-		if (!bad || (bad->r.remote && !s->r.remote) ||
-		    (bad->r.remote == s->r.remote && s->r.step < bad->r.step))
-			bad = s;
-	}
-	cell->code = bad->r.step;
-	cell->path_mtu = s1->r.path_mtu ? s1->r.path_mtu : s0->r.path_mtu;
-}
-
-/* Rank 0's own reason for a pair's cell. */
-__attribute__((format(printf, 2, 3))) static void
-cell_why(struct pp_mesh_cell *cell, const char *fmt, ...)
-{
-	struct pp_mesh_detail *d = pp_mesh_cell_detail(cell);
-	va_list ap;
-
-	if (!d)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(d->why, sizeof(d->why), fmt, ap);
-	va_end(ap);
-}
-
-static bool has_why(const struct pp_mesh_cell *cell)
-{
-	return cell->d && cell->d->why[0];
-}
-
-/* A RESULT from rank @r for the pair it ran this round. */
-static void take_result(struct coord *c, uint32_t r, struct pp_mesh_msg *m,
-			uint32_t round, uint32_t peer)
-{
-	struct pp_mesh_cell *cell;
-	struct pp_mesh_side *s;
-	struct pp_mesh_rank *k = &c->v.ranks[r];
-	const struct pp_mesh_result *res = &m->u.result;
-
-	cell = &c->v.cells[pp_mesh_pair_index(c->v.n, r, peer)];
-	if (!pp_mesh_cell_detail(cell))
-		return; /* out of memory: the pair counts as GONE */
-	s = &cell->d->side[r < peer ? 0 : 1];
-	s->have = true;
-	s->r = *res;
-	s->r.doc = NULL;
-	s->doc = NULL;
-	if (res->doc_len) {
-		s->doc = malloc(res->doc_len + 1);
-		if (s->doc) {
-			memcpy(s->doc, res->doc, res->doc_len);
-			s->doc[res->doc_len] = '\0';
-		}
-	}
-	(void)round;
-	/* the GID its sessions use, once known, for the host table */
-	if (res->gid_index >= 0 && res->gid_reason[0]) {
-		k->facts.gid_index = res->gid_index;
-		k->facts.gid_type = res->gid_type;
-		k->facts.gid_family = res->gid_family;
-		snprintf(k->facts.gid, sizeof(k->facts.gid), "%s", res->gid);
-		snprintf(k->facts.gid_reason, sizeof(k->facts.gid_reason), "%s",
-			 res->gid_reason);
-	}
-}
-
 /*
  * A pair's token: its server takes only the client that shows it, so a
  * stray client on the pair's port (another mesh's, a late one) cannot take
@@ -1131,17 +1042,22 @@ static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 
 			if (!c->v.ranks[r].joined) {
 				cell->code = PP_MESH_ABSENT;
-				cell_why(cell, "rank %u never joined", r);
-			} else if (c->v.ranks[r].gone && !has_why(cell)) {
+				pp_mesh_view_why(&c->v, p[k].a, p[k].b,
+						 "rank %u never joined", r);
+			} else if (c->v.ranks[r].gone &&
+				   !pp_mesh_view_has_why(&c->v, p[k].a,
+							 p[k].b)) {
 				cell->code = PP_MESH_GONE;
-				cell_why(
-					cell,
+				pp_mesh_view_why(
+					&c->v, p[k].a, p[k].b,
 					"rank %u was gone before this pair's round",
 					r);
 			}
 		}
-		if (cell->code != PP_MESH_OK)
+		if (cell->code != PP_MESH_OK) {
+			pp_mesh_view_settle(&c->v, p[k].a, p[k].b);
 			continue;
+		}
 		cell->ran = true;
 		token = pair_token();
 		for (side = 0; side < 2; side++) {
@@ -1228,8 +1144,9 @@ static void collect(struct coord *c, uint32_t round, int32_t *peer_of)
 				     m.u.result.peer != (uint32_t)peer_of[r]))
 				ret = EPROTO;
 			if (!ret)
-				take_result(c, r, &m, round,
-					    (uint32_t)peer_of[r]);
+				pp_mesh_view_side(&c->v, r,
+						  (uint32_t)peer_of[r],
+						  &m.u.result);
 			else if (ret == ECONNRESET)
 				rank_gone(
 					c, r,
@@ -1279,18 +1196,8 @@ static void run_step(struct coord *c, const struct pp_mesh_pair *p, uint32_t np,
 		struct pp_mesh_cell *cell =
 			&c->v.cells[pp_mesh_pair_index(c->v.n, p[k].a, p[k].b)];
 
-		if (!cell->ran)
-			continue;
-		settle(cell);
-		if (cell->code == PP_MESH_GONE && !has_why(cell))
-			cell_why(cell, "rank %u sent no result",
-				 cell->d && cell->d->side[0].have ? p[k].b :
-								    p[k].a);
-		if (cell->code == PP_MESH_OK && !c->o->json) {
-			/* a pass needs no detail: a mesh of thousands fits */
-			free(cell->d);
-			cell->d = NULL;
-		}
+		if (cell->ran)
+			pp_mesh_view_settle(&c->v, p[k].a, p[k].b);
 	}
 	free(peer_of);
 }
@@ -1366,7 +1273,7 @@ static int coordinate(struct coord *c, pid_t own)
 	struct pp_opts *o = c->o;
 	struct pp_mesh_view *v = &c->v;
 	FILE *info = o->json ? stderr : stdout;
-	uint32_t np = v->n / 2, i;
+	uint32_t np = v->n / 2, i, b;
 	size_t npairs = (size_t)v->n * (v->n - 1) / 2;
 	char what[128];
 	int64_t t0 = pp_now_ns();
@@ -1404,6 +1311,9 @@ static int coordinate(struct coord *c, pid_t own)
 		o->mesh_serial ? 1 : np, what, v->pair_ms / 1000.0, v->bound_s);
 	fflush(info);
 	tell_foreign(c);
+	if (o->json && pp_mesh_view_begin_json(v, stdout))
+		fprintf(stderr, "%s: --mesh: cannot write the document: %s\n",
+			o->prog, strerror(errno));
 	if (!c->interrupted)
 		run_rounds(c);
 	tell_foreign(c);
@@ -1411,10 +1321,17 @@ static int coordinate(struct coord *c, pid_t own)
 		v->stopped = pp_signal_caught() == SIGTERM ?
 				     "rank 0 was interrupted by SIGTERM" :
 				     "rank 0 was interrupted by SIGINT";
-	for (i = 0; i < npairs; i++)
-		if (!v->cells[i].ran && v->cells[i].code == PP_MESH_OK) {
-			v->cells[i].code = PP_MESH_TIMEOUT;
-			cell_why(&v->cells[i], "not run: the mesh was stopped");
+	for (i = 0; i < v->n; i++)
+		for (b = i + 1; b < v->n; b++) {
+			struct pp_mesh_cell *cell =
+				&v->cells[pp_mesh_pair_index(v->n, i, b)];
+
+			if (cell->ran || cell->code != PP_MESH_OK)
+				continue;
+			cell->code = PP_MESH_TIMEOUT;
+			pp_mesh_view_why(v, i, b,
+					 "not run: the mesh was stopped");
+			pp_mesh_view_settle(v, i, b);
 		}
 	v->elapsed_s = (pp_now_ns() - t0) / 1e9;
 	if (pp_mesh_view_judge(v)) {
@@ -1427,7 +1344,7 @@ static int coordinate(struct coord *c, pid_t own)
 	if (ret)
 		return ret;
 	if (o->json)
-		pp_mesh_write_json(v, stdout);
+		pp_mesh_view_end_json(v);
 	else
 		pp_mesh_print_text(v, stdout);
 	if (o->mesh_svg) {

@@ -22,23 +22,6 @@ static const struct pp_mesh_cell *cell(const struct pp_mesh_view *v, uint32_t a,
 	return &v->cells[pp_mesh_pair_index(v->n, a, b)];
 }
 
-/* A pair that passed and kept no detail: both sides reported, no error. */
-static const struct pp_mesh_detail passed = {
-	.side = { { .have = true }, { .have = true } },
-};
-
-static const struct pp_mesh_detail *detail(const struct pp_mesh_cell *c)
-{
-	return c->d ? c->d : &passed;
-}
-
-struct pp_mesh_detail *pp_mesh_cell_detail(struct pp_mesh_cell *c)
-{
-	if (!c->d)
-		c->d = calloc(1, sizeof(*c->d));
-	return c->d;
-}
-
 /* The host's short name: up to the first '.' (not for an address). */
 static void short_host(const char *host, char *out, size_t len)
 {
@@ -56,30 +39,34 @@ static void short_host(const char *host, char *out, size_t len)
 
 static void make_labels(struct pp_mesh_view *v)
 {
-	char hi[PP_MESH_HOST_MAX], hj[PP_MESH_HOST_MAX];
+	char(*sh)[PP_MESH_HOST_MAX] = calloc(v->n, sizeof(*sh));
 	uint32_t i, j;
 
+	for (i = 0; sh && i < v->n; i++)
+		if (v->ranks[i].joined)
+			short_host(v->ranks[i].facts.host, sh[i],
+				   sizeof(sh[i]));
 	for (i = 0; i < v->n; i++) {
 		struct pp_mesh_rank *r = &v->ranks[i];
-		bool shared = false;
+		bool shared = !sh; /* out of memory: host#rank, still unique */
 
 		if (!r->joined) {
 			snprintf(r->label, sizeof(r->label), "rank%u", i);
 			continue;
 		}
-		short_host(r->facts.host, hi, sizeof(hi));
-		for (j = 0; j < v->n && !shared; j++) {
-			if (j == i || !v->ranks[j].joined)
-				continue;
-			short_host(v->ranks[j].facts.host, hj, sizeof(hj));
-			shared = !strcmp(hi, hj);
-		}
-		if (shared)
-			snprintf(r->label, sizeof(r->label), "%.240s#%u", hi,
+		for (j = 0; j < v->n && !shared; j++)
+			shared = j != i && v->ranks[j].joined &&
+				 !strcmp(sh[i], sh[j]);
+		if (sh && shared)
+			snprintf(r->label, sizeof(r->label), "%.240s#%u", sh[i],
 				 i);
+		else if (sh)
+			snprintf(r->label, sizeof(r->label), "%s", sh[i]);
 		else
-			snprintf(r->label, sizeof(r->label), "%s", hi);
+			snprintf(r->label, sizeof(r->label), "%.240s#%u",
+				 r->facts.host, i);
 	}
+	free(sh);
 }
 
 int pp_mesh_view_judge(struct pp_mesh_view *v)
@@ -117,22 +104,28 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 
 void pp_mesh_view_free(struct pp_mesh_view *v)
 {
-	size_t np = (size_t)v->n * (v->n - 1) / 2, k;
-
-	for (k = 0; v->cells && k < np; k++) {
-		struct pp_mesh_detail *d = v->cells[k].d;
-
-		if (!d)
-			continue;
-		free(d->side[0].doc);
-		free(d->side[1].doc);
-		free(d);
-		v->cells[k].d = NULL;
-	}
+	pp_mesh_store_free(v);
 	free(v->added_us);
 	free(v->slow);
 	v->added_us = NULL;
 	v->slow = NULL;
+}
+
+/* 1024 as "1,024". */
+static const char *fmt_count(uint64_t n, char *buf, size_t len)
+{
+	char tmp[32];
+	size_t l, i, o = 0;
+
+	snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
+	l = strlen(tmp);
+	for (i = 0; i < l && o + 2 < len; i++) {
+		if (i && (l - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 /* A round trip as the matrix shows it: 4 significant digits or so. */
@@ -171,18 +164,173 @@ static int label_width(const struct pp_mesh_view *v)
 	return w;
 }
 
-static void print_matrix(const struct pp_mesh_view *v, FILE *f)
+/* A matrix column's width; the matrix's is 6 + @lw + n x that. */
+static int cell_width(int lw)
 {
-	int lw = label_width(v), cw = lw + 2;
-	bool used[PP_MESH_CODE_COUNT] = { false };
-	char buf[16];
-	uint32_t a, b;
-	unsigned int c;
+	int cw = lw + 2;
 
 	if (cw < CELL_MIN)
 		cw = CELL_MIN;
 	if (cw > CELL_MAX)
 		cw = CELL_MAX;
+	return cw;
+}
+
+bool pp_mesh_matrix_fits(const struct pp_mesh_view *v)
+{
+	int lw = label_width(v);
+
+	return lw + 6 + (uint64_t)v->n * (uint64_t)cell_width(lw) <=
+	       PP_MESH_TEXT_COLS;
+}
+
+static void legend(const bool *used, FILE *f)
+{
+	unsigned int c;
+
+	fprintf(f,
+		"legend: a number is the median round trip in usec (the client's samples); - a rank with itself");
+	for (c = 1; c < PP_MESH_CODE_COUNT; c++)
+		if (used[c])
+			fprintf(f, "; %s %s", pp_mesh_code_name(c),
+				pp_mesh_code_text(c));
+	fputc('\n', f);
+}
+
+/* A rank's line of the summary that stands for the matrix. */
+struct rank_sum {
+	uint32_t rank, passed, failed, worst_peer;
+	double worst_us, added_us;
+};
+
+static int by_added(const void *x, const void *y)
+{
+	const struct rank_sum *p = x, *q = y;
+	double a = isfinite(p->added_us) ? p->added_us : -INFINITY;
+	double b = isfinite(q->added_us) ? q->added_us : -INFINITY;
+
+	if (a != b)
+		return a > b ? -1 : 1;
+	if (p->failed != q->failed)
+		return p->failed > q->failed ? -1 : 1;
+	if (p->worst_us != q->worst_us)
+		return p->worst_us > q->worst_us ? -1 : 1;
+	return p->rank < q->rank ? -1 : 1;
+}
+
+/*
+ * Too many ranks for a matrix: per rank, the first PP_MESH_LIST by what
+ * they add (then by failed pairs, then by their slowest pair), and the
+ * slowest pairs of all.
+ */
+static void print_per_rank(const struct pp_mesh_view *v, FILE *f)
+{
+	struct rank_sum *rs = calloc(v->n, sizeof(*rs));
+	struct {
+		uint32_t a, b;
+		double us;
+	} top[PP_MESH_LIST / 2] = { { 0, 0, 0 } };
+	bool used[PP_MESH_CODE_COUNT] = { false };
+	char b1[32], b2[32], b3[16], b4[16];
+	uint32_t a, b, i, ntop = 0, shown;
+	size_t k = 0;
+
+	fprintf(f,
+		"%s ranks: too many for a matrix %d columns wide; --json has the matrix, --mesh-svg draws it\n",
+		fmt_count(v->n, b1, sizeof(b1)), PP_MESH_TEXT_COLS);
+	if (!rs) {
+		fputc('\n', f);
+		return;
+	}
+	for (i = 0; i < v->n; i++)
+		rs[i] = (struct rank_sum){ .rank = i,
+					   .worst_us = -1,
+					   .added_us = v->added_us ?
+							       v->added_us[i] :
+							       NAN };
+	for (a = 0; a < v->n; a++)
+		for (b = a + 1; b < v->n; b++, k++) {
+			const struct pp_mesh_cell *c = &v->cells[k];
+
+			used[c->code] = true;
+			if (c->code != PP_MESH_OK) {
+				rs[a].failed++;
+				rs[b].failed++;
+				continue;
+			}
+			rs[a].passed++;
+			rs[b].passed++;
+			if (!isfinite(c->median_us))
+				continue;
+			if (c->median_us > rs[a].worst_us) {
+				rs[a].worst_us = c->median_us;
+				rs[a].worst_peer = b;
+			}
+			if (c->median_us > rs[b].worst_us) {
+				rs[b].worst_us = c->median_us;
+				rs[b].worst_peer = a;
+			}
+			/* the slowest pairs, slowest first */
+			for (i = ntop; i > 0 && top[i - 1].us < c->median_us;
+			     i--)
+				if (i < PP_MESH_LIST / 2)
+					top[i] = top[i - 1];
+			if (i < PP_MESH_LIST / 2) {
+				top[i].a = a;
+				top[i].b = b;
+				top[i].us = c->median_us;
+				if (ntop < PP_MESH_LIST / 2)
+					ntop++;
+			}
+		}
+	qsort(rs, v->n, sizeof(*rs), by_added);
+	shown = v->n < PP_MESH_LIST ? v->n : PP_MESH_LIST;
+	fprintf(f,
+		"per rank, the %u that add the most to their pairs' round trips first:\n",
+		shown);
+	fprintf(f, "  %4s  %-16s %8s %8s %10s %-16s %10s\n", "rank", "label",
+		"passed", "failed", "worst usec", "(with)", "adds usec");
+	for (i = 0; i < shown; i++) {
+		const struct rank_sum *r = &rs[i];
+
+		if (r->worst_us >= 0)
+			fmt_us(r->worst_us, b3, sizeof(b3));
+		else
+			snprintf(b3, sizeof(b3), "-");
+		if (isfinite(r->added_us))
+			fmt_us(r->added_us, b4, sizeof(b4));
+		else
+			snprintf(b4, sizeof(b4), "-");
+		fprintf(f, "  %4u  %-16s %8u %8u %10s %-16s %10s\n", r->rank,
+			v->ranks[r->rank].label, r->passed, r->failed, b3,
+			r->worst_us >= 0 ? v->ranks[r->worst_peer].label : "",
+			b4);
+	}
+	if (v->n > shown)
+		fprintf(f, "  and %s more ranks\n",
+			fmt_count(v->n - shown, b2, sizeof(b2)));
+	fprintf(f, "slowest pairs:%s\n", ntop ? "" : " none passed");
+	for (i = 0; i < ntop; i++) {
+		fmt_us(top[i].us, b3, sizeof(b3));
+		fprintf(f, "  %s - %s: %s usec\n", v->ranks[top[i].a].label,
+			v->ranks[top[i].b].label, b3);
+	}
+	used[PP_MESH_OK] = false;
+	legend(used, f);
+	free(rs);
+}
+
+static void print_matrix(const struct pp_mesh_view *v, FILE *f)
+{
+	int lw = label_width(v), cw = cell_width(lw);
+	bool used[PP_MESH_CODE_COUNT] = { false };
+	char buf[16];
+	uint32_t a, b;
+
+	if (!pp_mesh_matrix_fits(v)) {
+		print_per_rank(v, f);
+		return;
+	}
 	fprintf(f,
 		"median round trip (usec) of each pair, or the step that failed:\n");
 	fprintf(f, "%*s", lw + 6, "");
@@ -198,13 +346,7 @@ static void print_matrix(const struct pp_mesh_view *v, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	fprintf(f,
-		"legend: a number is the median round trip in usec (the client's samples); - a rank with itself");
-	for (c = 1; c < PP_MESH_CODE_COUNT; c++)
-		if (used[c])
-			fprintf(f, "; %s %s", pp_mesh_code_name(c),
-				pp_mesh_code_text(c));
-	fputc('\n', f);
+	legend(used, f);
 }
 
 static const char *gid_kind(const struct pp_mesh_join *j, char *buf, size_t len)
@@ -217,30 +359,31 @@ static const char *gid_kind(const struct pp_mesh_join *j, char *buf, size_t len)
 }
 
 /*
- * The value most ranks have, by @key (a string of each rank's fact); the
- * ranks with another one are named on one line each.
+ * The value most ranks have, by @key (a string of each rank's fact), among
+ * the first 16 values seen; the ranks with another one are named, one line
+ * each, up to PP_MESH_LIST, then a count.
  */
 static void print_differ(const struct pp_mesh_view *v, FILE *f,
 			 const char *what,
 			 const char *(*key)(const struct pp_mesh_join *j,
 					    char *buf, size_t len))
 {
-	char bi[192], bj[192], common[192] = "";
+	char cand[16][192], bi[192], common[192] = "", b1[32];
+	uint32_t cnt[16] = { 0 }, i, c, ncand = 0, best = 0, shown = 0;
+	uint64_t more = 0;
 	const char *ki;
-	uint32_t i, j, best = 0, cnt;
 
 	/* ranks whose device failed have no facts to compare */
 	for (i = 0; i < v->n; i++) {
 		if (!v->ranks[i].joined || v->ranks[i].facts.error[0])
 			continue;
 		ki = key(&v->ranks[i].facts, bi, sizeof(bi));
-		for (j = 0, cnt = 0; j < v->n; j++)
-			if (v->ranks[j].joined && !v->ranks[j].facts.error[0] &&
-			    !strcmp(ki,
-				    key(&v->ranks[j].facts, bj, sizeof(bj))))
-				cnt++;
-		if (cnt > best) {
-			best = cnt;
+		for (c = 0; c < ncand && strcmp(cand[c], ki); c++)
+			;
+		if (c == ncand && ncand < 16)
+			snprintf(cand[ncand++], sizeof(cand[0]), "%s", ki);
+		if (c < ncand && ++cnt[c] > best) {
+			best = cnt[c];
 			snprintf(common, sizeof(common), "%s", ki);
 		}
 	}
@@ -250,9 +393,17 @@ static void print_differ(const struct pp_mesh_view *v, FILE *f,
 		ki = key(&v->ranks[i].facts, bi, sizeof(bi));
 		if (!strcmp(common, ki))
 			continue;
+		if (shown++ >= PP_MESH_LIST) {
+			more++;
+			continue;
+		}
 		fprintf(f, "  differs: %s (rank %u): %s %s, the others %s\n",
 			v->ranks[i].facts.host, i, what, ki, common);
 	}
+	if (more)
+		fprintf(f,
+			"  differs: and %s more ranks' %s (--json's hosts has each)\n",
+			fmt_count(more, b1, sizeof(b1)), what);
 }
 
 static const char *key_mtu(const struct pp_mesh_join *j, char *buf, size_t len)
@@ -271,12 +422,17 @@ static const char *key_version(const struct pp_mesh_join *j, char *buf,
 static void print_hosts(const struct pp_mesh_view *v, FILE *f)
 {
 	uint32_t i;
-	char kind[64];
+	char kind[64], b1[32];
 
 	fprintf(f, "hosts:\n");
-	fprintf(f, "  %4s  %-16s %-8s %4s %6s  %s\n", "rank", "host", "device",
-		"port", "mtu", "GID (why)");
-	for (i = 0; i < v->n; i++) {
+	if (v->n > PP_MESH_HOST_ROWS)
+		fprintf(f,
+			"  %s ranks: --json's hosts has each one's facts; here, those that differ from most\n",
+			fmt_count(v->n, b1, sizeof(b1)));
+	else
+		fprintf(f, "  %4s  %-16s %-8s %4s %6s  %s\n", "rank", "host",
+			"device", "port", "mtu", "GID (why)");
+	for (i = 0; i < v->n && v->n <= PP_MESH_HOST_ROWS; i++) {
 		const struct pp_mesh_rank *r = &v->ranks[i];
 		const struct pp_mesh_join *j = &r->facts;
 
@@ -299,19 +455,193 @@ static void print_hosts(const struct pp_mesh_view *v, FILE *f)
 	print_differ(v, f, "version", key_version);
 }
 
-static void side_line(const struct pp_mesh_view *v, uint32_t rank,
-		      const struct pp_mesh_side *s, FILE *f)
+/* FNV-1a of @s, each run of digits as one '#'. */
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*s) {
+		unsigned char c = (unsigned char)*s++;
+
+		if (c >= '0' && c <= '9') {
+			while (*s >= '0' && *s <= '9')
+				s++;
+			c = '#';
+		}
+		h = (h ^ c) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * The ranks @pick chooses, grouped by their reason (@why: the same text
+ * once each run of digits is read as one): a group of up to
+ * PP_MESH_EXAMPLES ranks is printed a line a rank by @one, a larger one on
+ * one line with its count and examples; up to PP_MESH_GROUPS groups, then
+ * a count.  Return: whether any rank was picked.
+ */
+static bool print_rank_groups(const struct pp_mesh_view *v, FILE *f,
+			      const char *what,
+			      bool (*pick)(const struct pp_mesh_rank *r),
+			      const char *(*why)(const struct pp_mesh_rank *r),
+			      void (*one)(const struct pp_mesh_view *v,
+					  uint32_t i, FILE *f))
+{
+	struct {
+		uint64_t hash, count;
+		uint32_t ex[PP_MESH_EXAMPLES];
+	} g[PP_MESH_GROUPS];
+	uint32_t ng = 0, i, k, e;
+	uint64_t other = 0;
+	char b1[32], b2[32];
+
+	for (i = 0; i < v->n; i++) {
+		uint64_t h;
+
+		if (!pick(&v->ranks[i]))
+			continue;
+		h = text_hash(why(&v->ranks[i]));
+		for (k = 0; k < ng && g[k].hash != h; k++)
+			;
+		if (k == ng && ng == PP_MESH_GROUPS) {
+			other++;
+			continue;
+		}
+		if (k == ng) {
+			g[ng].hash = h;
+			g[ng++].count = 0;
+		}
+		if (g[k].count < PP_MESH_EXAMPLES)
+			g[k].ex[g[k].count] = i;
+		g[k].count++;
+	}
+	for (k = 0; k < ng; k++) {
+		if (g[k].count <= PP_MESH_EXAMPLES) {
+			for (e = 0; e < g[k].count; e++)
+				one(v, g[k].ex[e], f);
+			continue;
+		}
+		fprintf(f, "  %s: %s: %s of %s ranks, e.g.", what,
+			why(&v->ranks[g[k].ex[0]]),
+			fmt_count(g[k].count, b1, sizeof(b1)),
+			fmt_count(v->n, b2, sizeof(b2)));
+		for (e = 0; e < PP_MESH_EXAMPLES; e++)
+			fprintf(f, "%s %s (rank %u)", e ? "," : "",
+				v->ranks[g[k].ex[e]].label, g[k].ex[e]);
+		fputc('\n', f);
+	}
+	if (other)
+		fprintf(f, "  %s: and %s more ranks of other reasons\n", what,
+			fmt_count(other, b1, sizeof(b1)));
+	return ng > 0;
+}
+
+static bool pick_absent(const struct pp_mesh_rank *r)
+{
+	return !r->joined;
+}
+
+static bool pick_gone(const struct pp_mesh_rank *r)
+{
+	return r->joined && r->gone;
+}
+
+static bool pick_dev(const struct pp_mesh_rank *r)
+{
+	return r->joined && r->facts.error[0];
+}
+
+static const char *why_absent(const struct pp_mesh_rank *r)
+{
+	return r->gone_why[0] ? r->gone_why : "the join deadline";
+}
+
+static const char *why_gone(const struct pp_mesh_rank *r)
+{
+	return r->gone_why;
+}
+
+static const char *why_dev(const struct pp_mesh_rank *r)
+{
+	return r->facts.error;
+}
+
+static void one_absent(const struct pp_mesh_view *v, uint32_t i, FILE *f)
+{
+	fprintf(f, "  never joined: rank %u (within %s)\n", i,
+		why_absent(&v->ranks[i]));
+}
+
+static void one_gone(const struct pp_mesh_view *v, uint32_t i, FILE *f)
+{
+	fprintf(f, "  gone: %s (rank %u): %s\n", v->ranks[i].label, i,
+		v->ranks[i].gone_why);
+}
+
+static void one_dev(const struct pp_mesh_view *v, uint32_t i, FILE *f)
+{
+	fprintf(f, "  device: %s (rank %u): %s\n", v->ranks[i].label, i,
+		v->ranks[i].facts.error);
+}
+
+static void side_line(const struct pp_mesh_view *v, uint32_t rank, bool have,
+		      const char *reason, FILE *f)
 {
 	fprintf(f, "      %s: %s\n", v->ranks[rank].label,
-		!s->have       ? "no result (the rank was gone)" :
-		s->r.reason[0] ? s->r.reason :
-				 "no failure on this side");
+		!have	  ? "no result (the rank was gone)" :
+		reason[0] ? reason :
+			    "no failure on this side");
+}
+
+/* The failed pairs from the store: each group whole or as one. */
+static bool print_failed(const struct pp_mesh_view *v, FILE *f)
+{
+	const struct pp_mesh_store *s = v->store;
+	char b1[32];
+	uint32_t k, e;
+
+	if (!s)
+		return false;
+	for (k = 0; k < s->ngroups; k++) {
+		const struct pp_mesh_group *g = &s->group[k];
+
+		if (g->count > PP_MESH_EXAMPLES) {
+			fprintf(f, "  failed: %s pairs at %s (%s)%s%s, e.g.",
+				fmt_count(g->count, b1, sizeof(b1)),
+				pp_mesh_code_name(g->code),
+				pp_mesh_code_text(g->code),
+				g->why[0][0] ? ": " : "", g->why[0]);
+			for (e = 0; e < PP_MESH_EXAMPLES; e++)
+				fprintf(f, "%s %s - %s", e ? "," : "",
+					v->ranks[g->a[e]].label,
+					v->ranks[g->b[e]].label);
+			fprintf(f, "; the first:\n");
+			side_line(v, g->a[0], g->have[0][0], g->side[0][0], f);
+			side_line(v, g->b[0], g->have[0][1], g->side[0][1], f);
+			continue;
+		}
+		for (e = 0; e < g->count; e++) {
+			fprintf(f, "  failed: %s - %s at %s (%s)%s%s\n",
+				v->ranks[g->a[e]].label,
+				v->ranks[g->b[e]].label,
+				pp_mesh_code_name(g->code),
+				pp_mesh_code_text(g->code),
+				g->why[e][0] ? ": " : "", g->why[e]);
+			side_line(v, g->a[e], g->have[e][0], g->side[e][0], f);
+			side_line(v, g->b[e], g->have[e][1], g->side[e][1], f);
+		}
+	}
+	if (s->other)
+		fprintf(f,
+			"  failed: and %s more pairs of other reasons (--json's pairs has each)\n",
+			fmt_count(s->other, b1, sizeof(b1)));
+	return s->ngroups > 0;
 }
 
 static void print_odd(const struct pp_mesh_view *v, FILE *f)
 {
-	char med[16], add[16];
-	uint32_t a, b, i;
+	char med[16], add[16], b1[32];
+	uint32_t i, nslow = 0;
 	bool any = false;
 
 	fprintf(f, "odd ones out:\n");
@@ -319,42 +649,23 @@ static void print_odd(const struct pp_mesh_view *v, FILE *f)
 		if (!v->slow[i])
 			continue;
 		any = true;
+		if (nslow++ >= PP_MESH_LIST)
+			continue;
 		fmt_us(v->added_us[i], add, sizeof(add));
 		fmt_us(v->odd.matrix_median_us, med, sizeof(med));
 		fprintf(f,
 			"  slow: %s (rank %u) adds %s usec to the round trip of each of its pairs (matrix median %s usec)\n",
 			v->ranks[i].label, i, add, med);
 	}
-	for (i = 0; i < v->n; i++) {
-		if (!v->ranks[i].joined) {
-			any = true;
-			fprintf(f, "  never joined: rank %u (within %s)\n", i,
-				v->ranks[i].gone_why[0] ? v->ranks[i].gone_why :
-							  "the join deadline");
-		} else if (v->ranks[i].gone) {
-			any = true;
-			fprintf(f, "  gone: %s (rank %u): %s\n",
-				v->ranks[i].label, i, v->ranks[i].gone_why);
-		}
-	}
-	for (a = 0; a < v->n; a++)
-		for (b = a + 1; b < v->n; b++) {
-			const struct pp_mesh_cell *c = cell(v, a, b);
-			const struct pp_mesh_detail *d = detail(c);
-
-			if (c->code == PP_MESH_OK ||
-			    c->code == PP_MESH_ABSENT ||
-			    (c->code == PP_MESH_GONE && !c->ran))
-				continue;
-			any = true;
-			fprintf(f, "  failed: %s - %s at %s (%s)%s%s\n",
-				v->ranks[a].label, v->ranks[b].label,
-				pp_mesh_code_name(c->code),
-				pp_mesh_code_text(c->code),
-				d->why[0] ? ": " : "", d->why);
-			side_line(v, a, &d->side[0], f);
-			side_line(v, b, &d->side[1], f);
-		}
+	if (nslow > PP_MESH_LIST)
+		fprintf(f,
+			"  slow: and %s more ranks (--json's summary has each)\n",
+			fmt_count(nslow - PP_MESH_LIST, b1, sizeof(b1)));
+	any |= print_rank_groups(v, f, "device", pick_dev, why_dev, one_dev);
+	any |= print_rank_groups(v, f, "never joined", pick_absent, why_absent,
+				 one_absent);
+	any |= print_rank_groups(v, f, "gone", pick_gone, why_gone, one_gone);
+	any |= print_failed(v, f);
 	if (!any)
 		fprintf(f, "  none\n");
 }
@@ -422,15 +733,15 @@ static void json_hosts(const struct pp_mesh_view *v, struct pp_json *j)
 		pp_json_key_string_or_null(j, "version", f->version);
 		pp_json_key_string_or_null(j, "error", f->error);
 		pp_json_end_object(j);
+		if (!j->err)
+			fputc('\n', j->f); /* a rank a line */
 	}
 	pp_json_end_array(j);
 }
 
-static void json_side(const struct pp_mesh_view *v, struct pp_json *j,
-		      uint32_t rank, const char *role,
+static void json_side(struct pp_json *j, uint32_t rank, const char *role,
 		      const struct pp_mesh_side *s)
 {
-	(void)v;
 	pp_json_begin_object(j);
 	pp_json_key_uint(j, "rank", rank);
 	pp_json_key_string(j, "role", role);
@@ -444,35 +755,35 @@ static void json_side(const struct pp_mesh_view *v, struct pp_json *j,
 	pp_json_end_object(j);
 }
 
-static void json_pairs(const struct pp_mesh_view *v, struct pp_json *j)
+void pp_mesh_json_pair(const struct pp_mesh_view *v, struct pp_json *j,
+		       uint32_t a, uint32_t b, const struct pp_mesh_detail *d)
 {
-	uint32_t a, b;
+	const struct pp_mesh_cell *c = cell(v, a, b);
+	/* a pair that passed with nothing kept: both sides reported */
+	struct pp_mesh_detail none = {
+		.side = { { .have = c->code == PP_MESH_OK },
+			  { .have = c->code == PP_MESH_OK } },
+	};
 
-	pp_json_key(j, "pairs");
+	if (!d)
+		d = &none;
+	pp_json_begin_object(j);
+	pp_json_key_uint(j, "a", a);
+	pp_json_key_uint(j, "b", b);
+	pp_json_key_int_or_null(j, "round", c->ran, c->round);
+	pp_json_key_string(j, "result", pp_mesh_code_name(c->code));
+	pp_json_key_bool(j, "passed", c->code == PP_MESH_OK);
+	key_us(j, "median_usec", c->median_us);
+	pp_json_key_int_or_null(j, "path_mtu", c->path_mtu != 0, c->path_mtu);
+	pp_json_key_string_or_null(j, "why", d->why);
+	pp_json_key(j, "sides");
 	pp_json_begin_array(j);
-	for (a = 0; a < v->n; a++)
-		for (b = a + 1; b < v->n; b++) {
-			const struct pp_mesh_cell *c = cell(v, a, b);
-
-			pp_json_begin_object(j);
-			pp_json_key_uint(j, "a", a);
-			pp_json_key_uint(j, "b", b);
-			pp_json_key_int_or_null(j, "round", c->ran, c->round);
-			pp_json_key_string(j, "result",
-					   pp_mesh_code_name(c->code));
-			pp_json_key_bool(j, "passed", c->code == PP_MESH_OK);
-			key_us(j, "median_usec", c->median_us);
-			pp_json_key_int_or_null(j, "path_mtu", c->path_mtu != 0,
-						c->path_mtu);
-			pp_json_key_string_or_null(j, "why", detail(c)->why);
-			pp_json_key(j, "sides");
-			pp_json_begin_array(j);
-			json_side(v, j, a, "server", &detail(c)->side[0]);
-			json_side(v, j, b, "client", &detail(c)->side[1]);
-			pp_json_end_array(j);
-			pp_json_end_object(j);
-		}
+	json_side(j, a, "server", &d->side[0]);
+	json_side(j, b, "client", &d->side[1]);
 	pp_json_end_array(j);
+	pp_json_end_object(j);
+	if (!j->err)
+		fputc('\n', j->f); /* a pair a line, however many */
 }
 
 static void json_matrix(const struct pp_mesh_view *v, struct pp_json *j)
@@ -502,6 +813,8 @@ static void json_matrix(const struct pp_mesh_view *v, struct pp_json *j)
 				pp_json_null(j);
 		}
 		pp_json_end_array(j);
+		if (!j->err)
+			fputc('\n', j->f);
 	}
 	pp_json_end_array(j);
 	pp_json_key(j, "cells");
@@ -511,6 +824,8 @@ static void json_matrix(const struct pp_mesh_view *v, struct pp_json *j)
 		for (b = 0; b < v->n; b++)
 			pp_json_string(j, pp_mesh_cell_text(v, a, b, buf));
 		pp_json_end_array(j);
+		if (!j->err)
+			fputc('\n', j->f);
 	}
 	pp_json_end_array(j);
 	pp_json_end_object(j);
@@ -577,39 +892,95 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 		if (v->ranks[i].gone)
 			pp_json_uint(j, i);
 	pp_json_end_array(j);
+	pp_json_key_double(j, "elapsed_s", round(v->elapsed_s * 1000) / 1000);
 	pp_json_key_string_or_null(j, "stopped", v->stopped);
 	pp_json_key_uint(j, "exit_status", (uint64_t)v->exit_status);
 	pp_json_end_object(j);
 }
 
+/* The document up to the pairs: "mesh" and the opening of "pairs". */
+static void json_head(const struct pp_mesh_view *v, struct pp_json *j)
+{
+	pp_json_begin_object(j);
+	pp_json_key(j, "mesh");
+	pp_json_begin_object(j);
+	pp_json_key_uint(j, "schema", 1);
+	pp_json_key_string(j, "tool", v->tool);
+	pp_json_key_string(j, "transport", v->transport);
+	pp_json_key_string_or_null(j, "run", v->what);
+	pp_json_key_string(j, "launcher", pp_mesh_launcher_name(v->launcher));
+	pp_json_key_string_or_null(j, "root", v->root);
+	pp_json_key_uint(j, "port", v->port);
+	pp_json_key_uint(j, "size", v->n);
+	pp_json_key_bool(j, "serial", v->serial);
+	pp_json_key_uint(j, "rounds", v->rounds);
+	pp_json_key_double(j, "pair_bound_s", v->pair_ms / 1000.0);
+	pp_json_key_double(j, "bound_s", v->bound_s);
+	pp_json_end_object(j);
+	pp_json_key(j, "pairs");
+	pp_json_begin_array(j);
+	if (!j->err)
+		fputc('\n', j->f);
+}
+
+/* The document after the pairs. */
+static int json_tail(const struct pp_mesh_view *v, struct pp_json *j)
+{
+	pp_json_end_array(j);
+	json_hosts(v, j);
+	if (!j->err)
+		fputc('\n', j->f);
+	json_matrix(v, j);
+	json_summary(v, j);
+	pp_json_end_object(j);
+	return pp_json_finish(j);
+}
+
+int pp_mesh_view_begin_json(struct pp_mesh_view *v, FILE *f)
+{
+	struct pp_mesh_store *s;
+
+	s = pp_mesh_store_get(v);
+	if (!s)
+		return ENOMEM;
+	pp_json_init(&s->json, f, false);
+	s->json_f = f;
+	json_head(v, &s->json);
+	return s->json.err;
+}
+
+int pp_mesh_view_end_json(struct pp_mesh_view *v)
+{
+	size_t np = (size_t)v->n * (v->n - 1) / 2, k;
+	uint32_t a = 0, b = 1;
+	int ret;
+
+	if (!v->store || !v->store->json_f)
+		return EINVAL;
+	for (k = 0; k < np; k++) {
+		if (!v->cells[k].settled)
+			pp_mesh_view_settle(v, a, b);
+		if (++b == v->n) {
+			a++;
+			b = a + 1;
+		}
+	}
+	ret = json_tail(v, &v->store->json);
+	v->store->json_f = NULL;
+	return ret;
+}
+
 int pp_mesh_write_json(const struct pp_mesh_view *v, FILE *f)
 {
 	struct pp_json j;
+	uint32_t a, b;
 
 	pp_json_init(&j, f, false);
-	pp_json_begin_object(&j);
-	pp_json_key(&j, "mesh");
-	pp_json_begin_object(&j);
-	pp_json_key_uint(&j, "schema", 1);
-	pp_json_key_string(&j, "tool", v->tool);
-	pp_json_key_string(&j, "transport", v->transport);
-	pp_json_key_string_or_null(&j, "run", v->what);
-	pp_json_key_string(&j, "launcher", pp_mesh_launcher_name(v->launcher));
-	pp_json_key_string_or_null(&j, "root", v->root);
-	pp_json_key_uint(&j, "port", v->port);
-	pp_json_key_uint(&j, "size", v->n);
-	pp_json_key_bool(&j, "serial", v->serial);
-	pp_json_key_uint(&j, "rounds", v->rounds);
-	pp_json_key_double(&j, "pair_bound_s", v->pair_ms / 1000.0);
-	pp_json_key_double(&j, "bound_s", v->bound_s);
-	pp_json_key_double(&j, "elapsed_s", round(v->elapsed_s * 1000) / 1000);
-	pp_json_end_object(&j);
-	json_hosts(v, &j);
-	json_pairs(v, &j);
-	json_matrix(v, &j);
-	json_summary(v, &j);
-	pp_json_end_object(&j);
-	return pp_json_finish(&j);
+	json_head(v, &j);
+	for (a = 0; a < v->n; a++)
+		for (b = a + 1; b < v->n; b++)
+			pp_mesh_json_pair(v, &j, a, b, NULL);
+	return json_tail(v, &j);
 }
 
 /* XML text: the five characters escaped. */
@@ -652,6 +1023,132 @@ static void heat(double t, char *buf, size_t len)
 	snprintf(buf, len, "#%02x%02x40", r, g);
 }
 
+/* A block of the aggregated picture: the pairs of its ranks. */
+struct block {
+	uint32_t pairs, failed;
+	uint8_t code; /* the first failure's */
+	double worst_us;
+};
+
+static void svg_key(FILE *f, double lo, double hi, int lm, int y)
+{
+	char col[16], buf[16];
+
+	if (!isfinite(lo))
+		return;
+	heat(0, col, sizeof(col));
+	fmt_us(lo, buf, sizeof(buf));
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s usec (fastest)</text>\n",
+		lm, y, col, lm + 22, y + 12, buf);
+	heat(1, col, sizeof(col));
+	fmt_us(hi, buf, sizeof(buf));
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s usec (slowest)</text>\n",
+		lm + 160, y, col, lm + 182, y + 12, buf);
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"#202020\"/><text x=\"%d\" y=\"%d\">failed (the step's code)</text>\n",
+		lm + 320, y, lm + 342, y + 12);
+}
+
+/*
+ * Beyond PP_MESH_SVG_FULL ranks: a square is a block of k x k pairs (k =
+ * ceil(N / PP_MESH_SVG_BLOCKS)): black when any of its pairs failed, else
+ * coloured by its slowest pair; its title says how many failed and the
+ * slowest.
+ */
+static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
+{
+	const uint32_t k = (v->n + PP_MESH_SVG_BLOCKS - 1) / PP_MESH_SVG_BLOCKS;
+	const uint32_t nb = (v->n + k - 1) / k;
+	const int cs = 8, lm = 140, tm = 140;
+	int w = lm + cs * (int)nb + 40, h = tm + cs * (int)nb + 90;
+	struct block *bl = calloc((size_t)nb * nb, sizeof(*bl));
+	double lo = INFINITY, hi = -INFINITY, t;
+	char col[16], buf[16], b1[32];
+	uint32_t a, b, x, y;
+	size_t i = 0;
+
+	if (!bl)
+		return ENOMEM;
+	if (w < lm + 520)
+		w = lm + 520;
+	for (a = 0; a < v->n; a++)
+		for (b = a + 1; b < v->n; b++, i++) {
+			const struct pp_mesh_cell *c = &v->cells[i];
+			struct block *p = &bl[(size_t)(a / k) * nb + b / k];
+
+			p->pairs++;
+			if (c->code != PP_MESH_OK) {
+				if (!p->failed++)
+					p->code = c->code;
+			} else if (isfinite(c->median_us)) {
+				p->worst_us = fmax(p->worst_us, c->median_us);
+				lo = fmin(lo, c->median_us);
+				hi = fmax(hi, c->median_us);
+			}
+		}
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		w, h, w, h);
+	fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\">");
+	xml_text(f, v->tool);
+	fprintf(f,
+		" --mesh: %u ranks, %u passed, %u failed; a square is %u x %u pairs: black if any failed, else its slowest pair</text>\n",
+		v->n, v->passed, v->failed, k, k);
+	for (x = 0; x < nb; x++) {
+		uint32_t r0 = x * k,
+			 r1 = r0 + k - 1 < v->n ? r0 + k - 1 : v->n - 1;
+
+		fprintf(f,
+			"<text x=\"%d\" y=\"%d\" text-anchor=\"end\" dominant-baseline=\"middle\" font-size=\"7\">%u-%u</text>\n",
+			lm - 6, tm + cs * (int)x + cs / 2, r0, r1);
+		fprintf(f,
+			"<text transform=\"translate(%d,%d) rotate(-60)\" font-size=\"7\">%u-%u</text>\n",
+			lm + cs * (int)x + cs / 2, tm - 6, r0, r1);
+	}
+	for (y = 0; y < nb; y++)
+		for (x = 0; x < nb; x++) {
+			const struct block *p =
+				&bl[(size_t)(y < x ? y : x) * nb +
+				    (y < x ? x : y)];
+			uint32_t r0 = y * k, c0 = x * k;
+
+			if (!p->pairs)
+				snprintf(col, sizeof(col), "#dddddd");
+			else if (p->failed)
+				snprintf(col, sizeof(col), "#202020");
+			else {
+				t = hi > lo ? log(p->worst_us / lo) /
+						      log(hi / lo) :
+					      0;
+				heat(t, col, sizeof(col));
+			}
+			fprintf(f,
+				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>ranks %u-%u - ranks %u-%u: %s pairs",
+				lm + cs * (int)x, tm + cs * (int)y, cs, cs, col,
+				r0, r0 + k - 1 < v->n ? r0 + k - 1 : v->n - 1,
+				c0, c0 + k - 1 < v->n ? c0 + k - 1 : v->n - 1,
+				fmt_count(p->pairs, b1, sizeof(b1)));
+			if (p->failed)
+				fprintf(f, ", %s failed (first %s)",
+					fmt_count(p->failed, b1, sizeof(b1)),
+					pp_mesh_code_name(p->code));
+			if (p->worst_us > 0) {
+				fmt_us(p->worst_us, buf, sizeof(buf));
+				fprintf(f, ", slowest %s usec", buf);
+			}
+			fprintf(f, "</title></rect>\n");
+		}
+	svg_key(f, lo, hi, lm, tm + cs * (int)nb + 30);
+	fprintf(f, "</svg>\n");
+	free(bl);
+	fflush(f);
+	return ferror(f) ? EIO : 0;
+}
+
 int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 {
 	const int cs = v->n > 64 ? 8 : v->n > 16 ? 20 : 48, lm = 140, tm = 140;
@@ -661,6 +1158,8 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 	uint32_t a, b;
 	size_t k, np = (size_t)v->n * (v->n - 1) / 2;
 
+	if (v->n > PP_MESH_SVG_FULL)
+		return write_svg_blocks(v, f);
 	if (w < lm + 520)
 		w = lm + 520; /* room for the key */
 	for (k = 0; k < np; k++)
@@ -722,23 +1221,7 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 					ok ? "black" : "white",
 					pp_mesh_cell_text(v, a, b, buf));
 		}
-	if (isfinite(lo)) {
-		int y = tm + cs * (int)v->n + 30;
-
-		heat(0, col, sizeof(col));
-		fmt_us(lo, buf, sizeof(buf));
-		fprintf(f,
-			"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s usec (fastest)</text>\n",
-			lm, y, col, lm + 22, y + 12, buf);
-		heat(1, col, sizeof(col));
-		fmt_us(hi, buf, sizeof(buf));
-		fprintf(f,
-			"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s usec (slowest)</text>\n",
-			lm + 160, y, col, lm + 182, y + 12, buf);
-		fprintf(f,
-			"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"#202020\"/><text x=\"%d\" y=\"%d\">failed (the step's code)</text>\n",
-			lm + 320, y, lm + 342, y + 12);
-	}
+	svg_key(f, lo, hi, lm, tm + cs * (int)v->n + 30);
 	fprintf(f, "</svg>\n");
 	fflush(f);
 	return ferror(f) ? EIO : 0;

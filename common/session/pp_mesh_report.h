@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pp_json.h"
 #include "pp_mesh_env.h"
 #include "pp_mesh_odd.h"
 #include "pp_mesh_wire.h"
@@ -35,33 +36,61 @@ struct pp_mesh_side {
 
 /*
  * What a pair's two sides said (side[0] is the lower rank, the server;
- * side[1] the client), and rank 0's own reason: kept for a pair that
- * failed, and for every pair when the document wants them (--json).
+ * side[1] the client), and rank 0's own reason: held only while the pair
+ * runs, from its first word to pp_mesh_view_settle(), then written out and
+ * freed.
  */
 struct pp_mesh_detail {
+	uint32_t a, b;		    /* the pair, a < b */
 	char why[PP_MESH_TEXT_MAX]; /* rank 0's own reason (GONE, ABSENT) */
 	struct pp_mesh_side side[2];
 };
 
-/* One pair: a few bytes, so that a mesh of thousands fits. */
+/* One pair: 16 bytes, so that a mesh of thousands fits. */
 struct pp_mesh_cell {
-	bool ran;	   /* RUN was sent to both */
-	uint8_t code;	   /* enum pp_mesh_code */
-	uint32_t round;	   /* the round it ran in */
-	uint32_t path_mtu; /* 0: not known */
 	double median_us;  /* the client's median round trip; NaN: none */
-	struct pp_mesh_detail *d; /* NULL: passed, and no --json */
+	uint32_t round;	   /* the round it ran in */
+	uint16_t path_mtu; /* 0: not known */
+	uint8_t code;	   /* enum pp_mesh_code */
+	bool ran : 1;	   /* RUN was sent to both */
+	bool settled : 1;  /* pp_mesh_view_settle(): final, written out */
+	bool why : 1;	   /* rank 0 gave a reason */
 };
 
-/**
- * pp_mesh_cell_detail() - the detail of @c, allocated (zeroed) when it has
- * none yet
- * @c: the cell
- *
- * Return: the detail, or NULL (out of memory).
- */
-struct pp_mesh_detail *pp_mesh_cell_detail(struct pp_mesh_cell *c);
+/* The text report's caps (docs/mesh.md, "Reading the output"). */
+#define PP_MESH_TEXT_COLS 160  /* the matrix is printed within this width */
+#define PP_MESH_GROUPS 16      /* reasons kept, grouped, of pairs or ranks */
+#define PP_MESH_EXAMPLES 3     /* examples a group names */
+#define PP_MESH_LIST 20	       /* lines of a list of ranks or pairs */
+#define PP_MESH_HOST_ROWS 64   /* the host table's rows, at most */
+#define PP_MESH_SVG_FULL 256   /* the SVG has a square a pair up to this N */
+#define PP_MESH_SVG_BLOCKS 128 /* ... beyond, this many blocks a side */
 
+/*
+ * Failed pairs that share a reason: the same code and the same error lines
+ * once each run of digits is read as one (rank, round, QP number, port and
+ * address apart); a side that only heard of the failure from its peer
+ * counts by its step alone.  The first PP_MESH_EXAMPLES pairs are kept whole.
+ */
+struct pp_mesh_group {
+	uint64_t hash; /* of the normalised reason */
+	uint64_t count;
+	uint8_t code;
+	uint32_t a[PP_MESH_EXAMPLES], b[PP_MESH_EXAMPLES];
+	char why[PP_MESH_EXAMPLES][PP_MESH_TEXT_MAX];
+	char side[PP_MESH_EXAMPLES][2][PP_MESH_TEXT_MAX]; /* "": no failure */
+	bool have[PP_MESH_EXAMPLES][2];
+};
+
+/* What rank 0 keeps of failed pairs: bounded whatever N. */
+struct pp_mesh_store {
+	struct pp_mesh_group group[PP_MESH_GROUPS];
+	uint32_t ngroups;
+	uint64_t other; /* failed pairs of reasons beyond PP_MESH_GROUPS */
+	struct pp_mesh_detail **open; /* n: a pair running, by its lower rank */
+	struct pp_json json;	      /* the --json document being written */
+	FILE *json_f;		      /* NULL: none */
+};
 struct pp_mesh_view {
 	const char *tool;      /* "rc_pingpong" */
 	const char *transport; /* "rc" */
@@ -76,8 +105,9 @@ struct pp_mesh_view {
 	double bound_s;	     /* the mesh's bound, said before it began */
 	double elapsed_s;    /* what it took */
 	const char *stopped; /* the mesh did not finish: why; else NULL */
-	struct pp_mesh_rank *ranks; /* n */
-	struct pp_mesh_cell *cells; /* n * (n - 1) / 2, pp_mesh_pair_index() */
+	struct pp_mesh_rank *ranks;  /* n */
+	struct pp_mesh_cell *cells;  /* n * (n - 1) / 2, pp_mesh_pair_index() */
+	struct pp_mesh_store *store; /* made when first needed; NULL: none */
 	/* filled by pp_mesh_view_judge() */
 	struct pp_mesh_odd odd;
 	double *added_us; /* n: what each rank adds (pp_mesh_odd.h) */
@@ -106,6 +136,75 @@ int pp_mesh_view_judge(struct pp_mesh_view *v);
 void pp_mesh_view_free(struct pp_mesh_view *v);
 
 /**
+ * pp_mesh_view_side() - one side's RESULT for the pair @rank - @peer: held
+ * until pp_mesh_view_settle(); the GID its sessions use goes into the rank
+ * table
+ * @v: the view
+ * @rank: the rank that sent it
+ * @peer: its peer in the pair
+ * @r: the record (its document, if any, is copied)
+ *
+ * Return: 0 or ENOMEM (the side is lost: the pair ends GONE).
+ */
+int pp_mesh_view_side(struct pp_mesh_view *v, uint32_t rank, uint32_t peer,
+		      const struct pp_mesh_result *r);
+
+/**
+ * pp_mesh_view_why() - rank 0's own reason for the pair @a - @b (GONE,
+ * ABSENT, not run), printed with it; held until pp_mesh_view_settle()
+ * @v: the view
+ * @a: a rank of the pair
+ * @b: the other
+ * @fmt: printf format
+ */
+__attribute__((format(printf, 4, 5))) void
+pp_mesh_view_why(struct pp_mesh_view *v, uint32_t a, uint32_t b,
+		 const char *fmt, ...);
+
+/**
+ * pp_mesh_view_has_why() - has the pair @a - @b a reason of rank 0's?
+ * @v: the view
+ * @a: a rank of the pair
+ * @b: the other
+ */
+bool pp_mesh_view_has_why(const struct pp_mesh_view *v, uint32_t a, uint32_t b);
+
+/**
+ * pp_mesh_view_settle() - the pair @a - @b is over: its cell's code from its
+ * two sides (a pair that ran) or as set (one that did not), a failure's
+ * reasons into the bounded store, the pair into the --json document being
+ * written; what was held for it is freed.  A second call does nothing.
+ * @v: the view
+ * @a: a rank of the pair
+ * @b: the other
+ *
+ * A pair that ran with a side missing is GONE ("rank N sent no result",
+ * unless rank 0 gave a reason).  Of two sides that failed, the code is the
+ * step of the side whose own step failed; of two such, the earlier step.
+ */
+void pp_mesh_view_settle(struct pp_mesh_view *v, uint32_t a, uint32_t b);
+
+/**
+ * pp_mesh_view_begin_json() - start the --json document on @f: "mesh" and
+ * the opening of "pairs"; each pair settled from now on is written at once,
+ * on a line of its own
+ * @v: a view whose header fields are filled (not judged yet)
+ * @f: stream
+ *
+ * Return: 0, or the writer's error.
+ */
+int pp_mesh_view_begin_json(struct pp_mesh_view *v, FILE *f);
+
+/**
+ * pp_mesh_view_end_json() - end the document: the pairs not settled yet,
+ * then "hosts", "matrix" (a line per row) and "summary"
+ * @v: a judged view with a document begun
+ *
+ * Return: 0, or the writer's error.
+ */
+int pp_mesh_view_end_json(struct pp_mesh_view *v);
+
+/**
  * pp_mesh_print_text() - the matrix with its legend, the host table with
  * the facts that differ, the odd ones out and the last line
  * @v: a judged view
@@ -114,8 +213,8 @@ void pp_mesh_view_free(struct pp_mesh_view *v);
 void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f);
 
 /**
- * pp_mesh_write_json() - --json: one document on one line (keys in
- * docs/mesh.md): "mesh", "hosts", "pairs", "matrix", "summary"
+ * pp_mesh_write_json() - --json of a view whose pairs are all settled,
+ * in one go: pp_mesh_view_begin_json() and pp_mesh_view_end_json()
  * @v: a judged view
  * @f: stream
  *
@@ -136,6 +235,14 @@ int pp_mesh_write_json(const struct pp_mesh_view *v, FILE *f);
 int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f);
 
 /**
+ * pp_mesh_matrix_fits() - does the text's matrix fit in PP_MESH_TEXT_COLS
+ * columns (6 + the widest label + N columns of 8 to 12)?  Else the text
+ * has a summary per rank instead.
+ * @v: a judged view
+ */
+bool pp_mesh_matrix_fits(const struct pp_mesh_view *v);
+
+/**
  * pp_mesh_cell_text() - a matrix cell as printed: "-" for the diagonal, the
  * median ("31.2", "2034") or the code ("RTR")
  * @v: a judged view
@@ -145,5 +252,17 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f);
  */
 const char *pp_mesh_cell_text(const struct pp_mesh_view *v, uint32_t a,
 			      uint32_t b, char *buf);
+
+/* Between pp_mesh_store.c and pp_mesh_report.c. */
+
+/* The pair @a < @b as a member of "pairs"; @d: its sides, or NULL. */
+void pp_mesh_json_pair(const struct pp_mesh_view *v, struct pp_json *j,
+		       uint32_t a, uint32_t b, const struct pp_mesh_detail *d);
+
+/* @v->store, made (empty) when it has none; NULL: out of memory. */
+struct pp_mesh_store *pp_mesh_store_get(struct pp_mesh_view *v);
+
+/* Free @v->store and the details it holds. */
+void pp_mesh_store_free(struct pp_mesh_view *v);
 
 #endif /* PP_MESH_REPORT_H */

@@ -5,12 +5,15 @@
  * host table and the facts that differ, the odd ones out, the JSON
  * document and the SVG heatmap.
  */
+#define _GNU_SOURCE /* asprintf */
 #include <check.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "check_main.h"
 #include "pp_gid.h"
@@ -119,12 +122,42 @@ START_TEST(median_rule)
 }
 END_TEST
 
-/* Three ranks on two hosts; pair 1-2 failed at RTR. */
-static void build(struct pp_mesh_view *v)
+/* A side's RESULT: @step, @reason, a median (client), a document. */
+static void side(struct pp_mesh_view *v, uint32_t r, uint32_t peer,
+		 uint8_t step, bool remote, const char *reason, double us,
+		 uint32_t mtu, const char *doc)
+{
+	struct pp_mesh_result res = { .peer = peer,
+				      .step = step,
+				      .remote = remote,
+				      .path_mtu = mtu,
+				      .gid_index = -1 };
+
+	res.median_ns = isfinite(us) ? (uint64_t)llround(us * 1000) :
+				       UINT64_MAX;
+	snprintf(res.reason, sizeof(res.reason), "%s", reason);
+	res.doc = doc;
+	res.doc_len = doc ? (uint32_t)strlen(doc) : 0;
+	ck_assert_int_eq(pp_mesh_view_side(v, r, peer, &res), 0);
+}
+
+/* A pair run, both sides reported, settled. */
+static void ran(struct pp_mesh_view *v, uint32_t a, uint32_t b, uint32_t round)
+{
+	struct pp_mesh_cell *c = &v->cells[pp_mesh_pair_index(v->n, a, b)];
+
+	c->ran = true;
+	c->round = round;
+}
+
+/*
+ * Three ranks on two hosts; pair 1-2 failed at RTR.  With @json, the
+ * document is begun on it before the pairs are settled.
+ */
+static void build(struct pp_mesh_view *v, FILE *json)
 {
 	static struct pp_mesh_rank ranks[3];
 	static struct pp_mesh_cell cells[3];
-	struct pp_mesh_detail *d;
 	uint32_t i;
 
 	memset(ranks, 0, sizeof(ranks));
@@ -132,6 +165,7 @@ static void build(struct pp_mesh_view *v)
 	for (i = 0; i < 3; i++) {
 		struct pp_mesh_join *j = &ranks[i].facts;
 
+		cells[i].median_us = NAN;
 		ranks[i].joined = true;
 		snprintf(j->host, sizeof(j->host), "%s",
 			 i < 2 ? "node1.example.com" : "node2");
@@ -145,32 +179,6 @@ static void build(struct pp_mesh_view *v)
 		strcpy(j->gid_reason, "given with -g");
 		strcpy(j->version, "0.1.0 (abc)");
 	}
-	cells[0] = (struct pp_mesh_cell){ .ran = true,
-					  .code = PP_MESH_OK,
-					  .median_us = 31.25,
-					  .path_mtu = 4096 };
-	d = pp_mesh_cell_detail(&cells[0]);
-	d->side[0].have = d->side[1].have = true;
-	d->side[1].doc = strdup("{\"role\":\"client\"}");
-	d->side[0].doc = strdup("{not json");
-	/* a pass without detail (no --json): both sides reported */
-	cells[1] = (struct pp_mesh_cell){ .ran = true,
-					  .round = 1,
-					  .code = PP_MESH_OK,
-					  .median_us = 1234.5,
-					  .path_mtu = 1024 };
-	cells[2] = (struct pp_mesh_cell){
-		.ran = true, .round = 2, .code = PP_MESH_RTR, .median_us = NAN
-	};
-	d = pp_mesh_cell_detail(&cells[2]);
-	d->side[0].have = d->side[1].have = true;
-	d->side[0].r.step = PP_MESH_RTR;
-	strcpy(d->side[0].r.reason,
-	       "modify QP 0x000011 to RTR failed: Invalid argument");
-	d->side[1].r.step = PP_MESH_CONNECT;
-	d->side[1].r.remote = true;
-	strcpy(d->side[1].r.reason,
-	       "server: modify QP 0x000011 to RTR failed: Invalid argument");
 	*v = (struct pp_mesh_view){
 		.tool = "rc_pingpong",
 		.transport = "rc",
@@ -186,6 +194,28 @@ static void build(struct pp_mesh_view *v)
 		.ranks = ranks,
 		.cells = cells,
 	};
+	if (json)
+		ck_assert_int_eq(pp_mesh_view_begin_json(v, json), 0);
+	ran(v, 0, 1, 0);
+	side(v, 0, 1, PP_MESH_OK, false, "", NAN, 4096, "{not json");
+	side(v, 1, 0, PP_MESH_OK, false, "", 31.25, 4096,
+	     "{\"role\":\"client\"}");
+	pp_mesh_view_settle(v, 0, 1);
+	ck_assert_ptr_null(v->store->open[0]); /* nothing kept of it */
+	/* a pass without documents (no --json) */
+	ran(v, 0, 2, 1);
+	side(v, 2, 0, PP_MESH_OK, false, "", 1234.5, 1024, NULL);
+	side(v, 0, 2, PP_MESH_OK, false, "", NAN, 1024, NULL);
+	pp_mesh_view_settle(v, 2, 0);
+	ran(v, 1, 2, 2);
+	side(v, 1, 2, PP_MESH_RTR, false,
+	     "modify QP 0x000011 to RTR failed: Invalid argument", NAN, 0,
+	     NULL);
+	side(v, 2, 1, PP_MESH_CONNECT, true,
+	     "server: modify QP 0x000011 to RTR failed: Invalid argument", NAN,
+	     0, NULL);
+	pp_mesh_view_settle(v, 1, 2);
+	pp_mesh_view_settle(v, 1, 2); /* twice: nothing more */
 }
 
 static char *render(struct pp_mesh_view *v, int kind)
@@ -210,7 +240,7 @@ START_TEST(report_text)
 	struct pp_mesh_view v;
 	char *t;
 
-	build(&v);
+	build(&v, NULL);
 	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
 	ck_assert_uint_eq(v.passed, 2);
 	ck_assert_uint_eq(v.failed, 1);
@@ -244,11 +274,15 @@ END_TEST
 START_TEST(report_json_svg)
 {
 	struct pp_mesh_view v;
-	char *t;
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
 
-	build(&v);
+	ck_assert_ptr_nonnull(f);
+	build(&v, f);
 	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
-	t = render(&v, 1);
+	ck_assert_int_eq(pp_mesh_view_end_json(&v), 0);
+	fclose(f);
 	ck_assert_msg(pp_json_valid(t), "%s", t);
 	ck_assert_ptr_nonnull(strstr(t, "{\"mesh\":{\"schema\":1,"));
 	ck_assert_ptr_nonnull(strstr(t, "\"launcher\":\"slurm\""));
@@ -263,7 +297,7 @@ START_TEST(report_json_svg)
 		"{\"a\":0,\"b\":2,\"round\":1,\"result\":\"ok\",\"passed\":true,\"median_usec\":1234.5,\"path_mtu\":1024,\"why\":null,\"sides\":[{\"rank\":0,\"role\":\"server\",\"reported\":true,\"step\":\"ok\",\"error\":null,\"doc\":null}"));
 	ck_assert_ptr_nonnull(strstr(
 		t,
-		"\"cells\":[[\"-\",\"31.2\",\"1234\"],[\"31.2\",\"-\",\"RTR\"]"));
+		"\"cells\":[[\"-\",\"31.2\",\"1234\"]\n,[\"31.2\",\"-\",\"RTR\"]"));
 	ck_assert_ptr_nonnull(strstr(
 		t, "\"failed_pairs\":[{\"a\":1,\"b\":2,\"result\":\"RTR\"}]"));
 	ck_assert_ptr_nonnull(strstr(t, "\"exit_status\":1}}\n"));
@@ -279,10 +313,495 @@ START_TEST(report_json_svg)
 }
 END_TEST
 
+/* @n ranks "h0", "h1", ..., joined, every pair unsettled. */
+static void big(struct pp_mesh_view *v, uint32_t n)
+{
+	size_t np = (size_t)n * (n - 1) / 2, k;
+	uint32_t i;
+
+	*v = (struct pp_mesh_view){ .tool = "rc_pingpong",
+				    .transport = "rc",
+				    .what = "send, 2 bytes, 1000 iterations",
+				    .root = "h0",
+				    .port = 18515,
+				    .n = n,
+				    .rounds = n - 1,
+				    .pair_ms = 31000,
+				    .bound_s = 100,
+				    .elapsed_s = 1 };
+	v->ranks = calloc(n, sizeof(*v->ranks));
+	v->cells = calloc(np, sizeof(*v->cells));
+	ck_assert(v->ranks && v->cells);
+	for (k = 0; k < np; k++)
+		v->cells[k].median_us = NAN;
+	for (i = 0; i < n; i++) {
+		struct pp_mesh_join *j = &v->ranks[i].facts;
+
+		v->ranks[i].joined = true;
+		snprintf(j->host, sizeof(j->host), "h%u", i);
+		strcpy(j->dev, "rxe0");
+		j->ib_port = 1;
+		j->active_mtu = 4096;
+		j->gid_index = -1;
+		strcpy(j->version, "0.1.0 (abc)");
+	}
+}
+
+static void big_free(struct pp_mesh_view *v)
+{
+	pp_mesh_view_free(v);
+	free(v->ranks);
+	free(v->cells);
+}
+
+/* A pair that ran and passed at @us. */
+static void pass(struct pp_mesh_view *v, uint32_t a, uint32_t b, double us)
+{
+	ran(v, a, b, 0);
+	side(v, a, b, PP_MESH_OK, false, "", NAN, 4096, NULL);
+	side(v, b, a, PP_MESH_OK, false, "", us, 4096, NULL);
+	pp_mesh_view_settle(v, a, b);
+}
+
+static unsigned int count_lines(const char *t, size_t *longest)
+{
+	unsigned int n = 0;
+	const char *p = t, *nl;
+
+	*longest = 0;
+	for (; (nl = strchr(p, '\n')); p = nl + 1, n++)
+		if ((size_t)(nl - p) > *longest)
+			*longest = (size_t)(nl - p);
+	return n;
+}
+
+/* The text report's bound, whatever N (docs/mesh.md). */
+#define TEXT_LINES_MAX 500
+
+/*
+ * 1,024 ranks without a device: one line for the ranks, one group (4
+ * lines) for the 523,776 pairs, no matrix; the text within its bound.
+ */
+START_TEST(report_grouped)
+{
+	struct pp_mesh_view v;
+	uint32_t a, b, i;
+	size_t longest;
+	char *t, why[80];
+
+	big(&v, 1024);
+	for (i = 0; i < v.n; i++)
+		strcpy(v.ranks[i].facts.error,
+		       "no RDMA device found (ibv_get_device_list: 0 devices)");
+	for (a = 0; a < v.n; a++)
+		for (b = a + 1; b < v.n; b++) {
+			ran(&v, a, b, 0);
+			snprintf(why, sizeof(why),
+				 "no RDMA device found (rank %u)", a);
+			side(&v, a, b, PP_MESH_DEVICE, false, why, NAN, 0,
+			     NULL);
+			snprintf(why, sizeof(why),
+				 "no RDMA device found (rank %u)", b);
+			side(&v, b, a, PP_MESH_DEVICE, false, why, NAN, 0,
+			     NULL);
+			pp_mesh_view_settle(&v, a, b);
+		}
+	ck_assert_uint_eq(v.store->ngroups, 1);
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	t = render(&v, 0);
+	ck_assert_msg(
+		strstr(t,
+		       "\n  device: no RDMA device found (ibv_get_device_list: 0 devices): 1,024 of 1,024 ranks, e.g. h0 (rank 0), h1 (rank 1), h2 (rank 2)\n"),
+		"%s", t);
+	ck_assert_msg(
+		strstr(t,
+		       "\n  failed: 523,776 pairs at DEV (the RDMA device or port could not be opened), e.g. h0 - h1, h0 - h2, h0 - h3; the first:\n"
+		       "      h0: no RDMA device found (rank 0)\n"
+		       "      h1: no RDMA device found (rank 1)\n"),
+		"%s", t);
+	ck_assert_ptr_null(strstr(t, "median round trip (usec) of each pair"));
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"1,024 ranks: too many for a matrix 160 columns wide; --json has the matrix, --mesh-svg draws it\n"));
+	ck_assert_uint_le(count_lines(t, &longest), 60);
+	free(t);
+	big_free(&v);
+}
+END_TEST
+
+/*
+ * Every pair of 40 fails with a reason of its own: 16 printed whole, then
+ * the count of the others; with every list at its longest the text stays
+ * within TEXT_LINES_MAX lines at 64 ranks (the host table's longest) and
+ * at 1,024.
+ */
+static void worst_case(struct pp_mesh_view *v, uint32_t n)
+{
+	uint32_t a, b, i;
+	char why[80];
+
+	big(v, n);
+	for (i = 0; i < n; i++) {
+		struct pp_mesh_join *j = &v->ranks[i].facts;
+		char name[8] = { (char)('a' + i % 26),
+				 (char)('a' + i / 26 % 26),
+				 (char)('a' + i / 676 % 26), 0 };
+
+		if (i % 4 == 1)
+			snprintf(j->error, sizeof(j->error), "device %s failed",
+				 name);
+		if (i % 4 == 2) {
+			v->ranks[i].gone = true;
+			snprintf(v->ranks[i].gone_why,
+				 sizeof(v->ranks[i].gone_why), "gone %s", name);
+		}
+		if (i % 4 == 3)
+			v->ranks[i].joined = false;
+		j->active_mtu = 1024 + i; /* each differs */
+		snprintf(j->version, sizeof(j->version), "v-%s", name);
+	}
+	for (a = 0; a < n; a++)
+		for (b = a + 1; b < n; b++) {
+			size_t k = pp_mesh_pair_index(n, a, b);
+			char name[8] = { (char)('a' + k % 26),
+					 (char)('a' + k / 26 % 26),
+					 (char)('a' + k / 676 % 26),
+					 (char)('a' + k / 17576 % 26), 0 };
+
+			if (k >= 1000) { /* enough to fill the store */
+				v->cells[k].code = PP_MESH_OK;
+				v->cells[k].median_us = 20;
+				continue;
+			}
+			ran(v, a, b, 0);
+			snprintf(why, sizeof(why), "failure %s", name);
+			side(v, a, b, PP_MESH_RTR, false, why, NAN, 0, NULL);
+			side(v, b, a, PP_MESH_RTR, false, why, NAN, 0, NULL);
+			pp_mesh_view_settle(v, a, b);
+		}
+	ck_assert_int_eq(pp_mesh_view_judge(v), 0);
+}
+
+START_TEST(report_capped)
+{
+	static const uint32_t sizes[] = { 40, 64, 1024 };
+	struct pp_mesh_view v;
+	unsigned int lines, i, failed = 0;
+	size_t longest;
+	const char *p;
+	char *t;
+
+	for (i = 0; i < 3; i++) {
+		worst_case(&v, sizes[i]);
+		ck_assert_uint_eq(v.store->ngroups, PP_MESH_GROUPS);
+		t = render(&v, 0);
+		lines = count_lines(t, &longest);
+		ck_assert_msg(lines <= TEXT_LINES_MAX, "%u ranks: %u lines",
+			      sizes[i], lines);
+		ck_assert_uint_le(longest, 2000);
+		if (sizes[i] == 40) {
+			for (p = t; (p = strstr(p, "\n  failed: ")); p++)
+				failed++;
+			/* 16 reasons whole (a line each and its sides) */
+			ck_assert_uint_eq(failed, PP_MESH_GROUPS + 1);
+			ck_assert_msg(
+				strstr(t,
+				       "\n  failed: and 764 more pairs of other reasons (--json's pairs has each)\n"),
+				"%s", t);
+			ck_assert_ptr_nonnull(
+				strstr(t, "\n  failed: h0 - h1 at RTR ("));
+			ck_assert_ptr_nonnull(
+				strstr(t, "\n      h1: failure aaaa\n"));
+		}
+		if (sizes[i] == 1024)
+			ck_assert_msg(
+				strstr(t,
+				       "\n  differs: and 491 more ranks' active MTU (--json's hosts has each)\n"),
+				"%s", t);
+		printf("%u ranks, every list at its longest: %u lines, the longest %zu characters\n",
+		       sizes[i], lines, longest);
+		free(t);
+		big_free(&v);
+	}
+}
+END_TEST
+
+/* 18 ranks' matrix fits 160 columns, 19 ranks' does not. */
+START_TEST(report_matrix_switch)
+{
+	struct pp_mesh_view v;
+	uint32_t n, a, b;
+	size_t longest;
+	char *t;
+
+	for (n = 18; n <= 19; n++) {
+		big(&v, n);
+		for (a = 0; a < n; a++)
+			for (b = a + 1; b < n; b++)
+				pass(&v, a, b,
+				     20 + (a == 7 || b == 7 ? 500 : 0) +
+					     (a + b) % 3 * 0.5);
+		ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+		t = render(&v, 0);
+		count_lines(t, &longest);
+		if (n == 18) {
+			ck_assert(pp_mesh_matrix_fits(&v));
+			ck_assert_ptr_nonnull(strstr(
+				t, "median round trip (usec) of each pair"));
+			ck_assert_uint_le(longest, PP_MESH_TEXT_COLS);
+		} else {
+			ck_assert(!pp_mesh_matrix_fits(&v));
+			ck_assert_ptr_null(strstr(
+				t, "median round trip (usec) of each pair"));
+			/* the slow rank first, its worst pair, what it adds */
+			ck_assert_msg(
+				strstr(t,
+				       "  rank  label              passed   failed worst usec (with)            adds usec\n"
+				       "     7  h7                     18        0      521.0 h1                    500.2\n"),
+				"%s", t);
+			ck_assert_ptr_nonnull(strstr(t, "slowest pairs:\n  h"));
+		}
+		free(t);
+		big_free(&v);
+	}
+}
+END_TEST
+
+/*
+ * Python's json module reads @text and runs @checks (statements over the
+ * document d); 77 without python3.
+ */
+static int python_check(const char *text, const char *checks)
+{
+	char *cmd = NULL;
+	FILE *p;
+	int st;
+
+	if (system("command -v python3 >/dev/null 2>&1"))
+		return 77;
+	ck_assert_int_gt(asprintf(&cmd,
+				  "python3 -c '"
+				  "import json, sys\n"
+				  "text = sys.stdin.read()\n"
+				  "d = json.loads(text)\n"
+				  "%s\n'",
+				  checks),
+			 0);
+	p = popen(cmd, "w");
+	ck_assert_ptr_nonnull(p);
+	fputs(text, p);
+	st = pclose(p);
+	free(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/*
+ * 40 ranks with --json: pairs settled in any order, some left to the end,
+ * rank 5's failed; the streamed document parses and has every pair once,
+ * a line a pair, both sides' documents.
+ */
+START_TEST(report_json_streamed)
+{
+	struct pp_mesh_view v;
+	char *t = NULL, doc[64];
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+	uint32_t a, b;
+	int ret;
+
+	ck_assert_ptr_nonnull(f);
+	big(&v, 40);
+	ck_assert_int_eq(pp_mesh_view_begin_json(&v, f), 0);
+	fflush(f);
+	ck_assert_msg(strstr(t, "\"pairs\":[\n"), "%s", t); /* at once */
+	for (a = v.n; a-- > 0;)
+		for (b = v.n; b-- > a + 1;) {
+			if ((a + b) % 7 == 0)
+				continue; /* left open: settled at the end */
+			ran(&v, a, b, a + b);
+			snprintf(doc, sizeof(doc),
+				 "{\"role\":\"server\",\"b\":%u}", b);
+			side(&v, a, b,
+			     a == 5 || b == 5 ? PP_MESH_RTR : PP_MESH_OK, false,
+			     a == 5 || b == 5 ? "RTR failed" : "", NAN, 4096,
+			     doc);
+			snprintf(doc, sizeof(doc),
+				 "{\"role\":\"client\",\"a\":%u}", a);
+			side(&v, b, a,
+			     a == 5 || b == 5 ? PP_MESH_RTR : PP_MESH_OK, false,
+			     a == 5 || b == 5 ? "RTR failed" : "", 30 + a, 4096,
+			     doc);
+			if ((a + b) % 5)
+				pp_mesh_view_settle(&v, a, b);
+		}
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_int_eq(pp_mesh_view_end_json(&v), 0);
+	fclose(f);
+	ret = python_check(
+		t,
+		"pairs = d[\"pairs\"]\n"
+		"assert sorted((p[\"a\"], p[\"b\"]) for p in pairs) == [(a, b) for a in range(40) for b in range(a + 1, 40)]\n"
+		"for p in pairs:\n"
+		"    if (p[\"a\"] + p[\"b\"]) % 7 == 0:\n"
+		"        assert p[\"result\"] == \"ok\" and p[\"round\"] is None and not p[\"sides\"][0][\"doc\"], p\n"
+		"        continue\n"
+		"    five = 5 in (p[\"a\"], p[\"b\"])\n"
+		"    assert p[\"passed\"] != five and p[\"result\"] == (\"RTR\" if five else \"ok\"), p\n"
+		"    assert p[\"sides\"][0][\"doc\"] == {\"role\": \"server\", \"b\": p[\"b\"]}, p\n"
+		"    assert p[\"sides\"][1][\"doc\"] == {\"role\": \"client\", \"a\": p[\"a\"]}, p\n"
+		"    assert five or p[\"median_usec\"] == 30 + p[\"a\"], p\n"
+		"lines = text.split(\"\\n\")\n"
+		"assert len(lines) > 780 and max(len(x) for x in lines) < 4000, len(lines)\n"
+		"assert d[\"summary\"][\"failed\"] == 33 == sum(not p[\"passed\"] for p in pairs) and len(d[\"hosts\"]) == 40\n"
+		"assert d[\"summary\"][\"elapsed_s\"] == 1\n"
+		"assert list(d) == [\"mesh\", \"pairs\", \"hosts\", \"matrix\", \"summary\"], list(d)\n");
+	if (ret == 77)
+		ck_abort_msg("python3 is needed to parse the document");
+	ck_assert_msg(ret == 0, "the document failed the checks");
+	free(t);
+	big_free(&v);
+}
+END_TEST
+
+static unsigned int count_of(const char *t, const char *what)
+{
+	unsigned int n = 0;
+
+	for (; (t = strstr(t, what)); t++)
+		n++;
+	return n;
+}
+
+/* Up to 256 ranks a square a pair; 300 ranks in blocks of 3 x 3. */
+START_TEST(report_svg_blocks)
+{
+	static const uint32_t sizes[] = { 256, 300 };
+	struct pp_mesh_view v;
+	uint32_t a, b, i;
+	char *t;
+
+	for (i = 0; i < 2; i++) {
+		big(&v, sizes[i]);
+		for (a = 0; a < v.n; a++)
+			for (b = a + 1; b < v.n; b++) {
+				struct pp_mesh_cell *c =
+					&v.cells[pp_mesh_pair_index(v.n, a, b)];
+
+				c->code = a == 10 && b == 200 ? PP_MESH_RTR :
+								PP_MESH_OK;
+				c->median_us = 20 + (a == 250 || b == 250) * 50;
+			}
+		ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+		t = render(&v, 2);
+		if (v.n == 256) {
+			ck_assert_uint_eq(count_of(t, "<title>"), 256 * 256);
+			ck_assert_ptr_nonnull(
+				strstr(t, "h10 - h200: RTR</title>"));
+		} else {
+			ck_assert_uint_eq(count_of(t, "<title>"), 100 * 100);
+			ck_assert_msg(
+				strstr(t,
+				       "fill=\"#202020\"><title>ranks 9-11 - ranks 198-200: 9 pairs, 1 failed (first RTR), slowest 20.0 usec</title>"),
+				"%.3000s", t);
+			/* the diagonal's block: 3 pairs among 3 ranks */
+			ck_assert_ptr_nonnull(strstr(
+				t,
+				"<title>ranks 0-2 - ranks 0-2: 3 pairs, slowest 20.0 usec</title>"));
+			/* the slow rank's blocks are the slowest colour */
+			ck_assert_ptr_nonnull(strstr(
+				t,
+				"fill=\"#ff0040\"><title>ranks 249-251 - ranks 0-2: 9 pairs, slowest 70.0 usec</title>"));
+			ck_assert_ptr_nonnull(
+				strstr(t, "a square is 3 x 3 pairs"));
+		}
+		ck_assert_ptr_nonnull(strstr(t, "</svg>\n"));
+		free(t);
+		big_free(&v);
+	}
+}
+END_TEST
+
+START_TEST(cell_size)
+{
+	/* 8.4 million pairs at 4,096 ranks: 134 MB at 16 bytes */
+	ck_assert_uint_le(sizeof(struct pp_mesh_cell), 16);
+}
+END_TEST
+
+/*
+ * Rank 0's storage at 1,024 ranks with every pair failed and --json:
+ * malloc'd bytes in use after each round (the pairs' sides and documents
+ * held, before they are settled), against the cells and the rank table.
+ * Prints the growth per rank and per pair.
+ */
+/* Bytes malloc'd and in use, mmap'd blocks included. */
+static size_t in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd;
+}
+
+START_TEST(store_growth)
+{
+	const uint32_t n = 1024;
+	struct pp_mesh_pair *pairs = calloc(n / 2, sizeof(*pairs));
+	struct pp_mesh_view v;
+	size_t base, peak = 0, after, np = (size_t)n * (n - 1) / 2;
+	uint32_t r, k, np_round;
+	char doc[1024], why[96];
+	FILE *f = fopen("/dev/null", "w");
+
+	ck_assert(pairs && f);
+	memset(doc, 'x', sizeof(doc));
+	memcpy(doc, "{\"x\":\"", 6);
+	memcpy(doc + sizeof(doc) - 3, "\"}", 3);
+	base = in_use();
+	big(&v, n);
+	after = in_use();
+	ck_assert_int_eq(pp_mesh_view_begin_json(&v, f), 0);
+	for (r = 0; r < pp_mesh_rounds(n); r++) {
+		size_t now;
+
+		np_round = pp_mesh_round(n, r, pairs);
+		for (k = 0; k < np_round; k++) {
+			uint32_t a = pairs[k].a, b = pairs[k].b;
+
+			ran(&v, a, b, r);
+			snprintf(
+				why, sizeof(why),
+				"modify QP 0x%06x to RTR failed: Invalid argument",
+				a);
+			side(&v, a, b, PP_MESH_RTR, false, why, NAN, 0, doc);
+			side(&v, b, a, PP_MESH_CONNECT, true, why, NAN, 0, doc);
+		}
+		now = in_use();
+		if (now > peak)
+			peak = now;
+		for (k = 0; k < np_round; k++)
+			pp_mesh_view_settle(&v, pairs[k].a, pairs[k].b);
+	}
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_int_eq(pp_mesh_view_end_json(&v), 0);
+	printf("store at %u ranks, every pair failed, --json: cells and ranks %zu bytes (%zu a pair, %zu a rank), peak %zu bytes in use: %.0f bytes a rank above the cells and rank table\n",
+	       n, after - base, sizeof(struct pp_mesh_cell),
+	       sizeof(struct pp_mesh_rank), peak - base,
+	       (double)(peak - after) / n);
+	/* flat: a few KB a rank above the cells, whatever the pairs */
+	ck_assert_uint_le(peak - after, (size_t)n * 8192);
+	ck_assert_uint_le(after - base,
+			  np * sizeof(struct pp_mesh_cell) +
+				  n * sizeof(struct pp_mesh_rank) + 65536);
+	fclose(f);
+	free(pairs);
+	big_free(&v);
+}
+END_TEST
+
 static Suite *mesh_report_suite(void)
 {
 	Suite *s = suite_create("mesh_report");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tcase_create("core"), *scale = tcase_create("scale");
 
 	tcase_add_test(tc, odd_one_slow_host);
 	tcase_add_test(tc, odd_two_slow_of_four);
@@ -290,6 +809,16 @@ static Suite *mesh_report_suite(void)
 	tcase_add_test(tc, median_rule);
 	tcase_add_test(tc, report_text);
 	tcase_add_test(tc, report_json_svg);
+	tcase_add_test(tc, report_matrix_switch);
+	tcase_add_test(tc, report_json_streamed);
+	tcase_add_test(tc, report_svg_blocks);
+	tcase_add_test(tc, cell_size);
+	/* 1,024 ranks, half a million pairs each */
+	tcase_add_test(scale, report_grouped);
+	tcase_add_test(scale, report_capped);
+	tcase_add_test(scale, store_growth);
+	tcase_set_timeout(scale, 300);
+	suite_add_tcase(s, scale);
 	suite_add_tcase(s, tc);
 	return s;
 }
