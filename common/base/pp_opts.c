@@ -369,7 +369,7 @@ static const struct opt_def opt_table[] = {
 		.letter = 't',
 		.kind = OPT_FLAG,
 		.tools = TOOL_BIT(PP_TOOL_RC),
-		.help = "completion timestamps from the device (refused where the device has none)",
+		.help = "completion timestamps from the device: not used yet, so refused (naming the capability where the device has none)",
 	},
 	{
 		.id = PP_OPT_DM,
@@ -377,7 +377,7 @@ static const struct opt_def opt_table[] = {
 		.letter = 'j',
 		.kind = OPT_FLAG,
 		.tools = TOOL_BIT(PP_TOOL_RC),
-		.help = "the buffers in device memory (ibv_alloc_dm; refused where the device has none)",
+		.help = "the buffers in device memory (ibv_alloc_dm): not used yet, so refused (naming the capability where the device has none)",
 	},
 	{
 		.id = PP_OPT_NEW_SEND,
@@ -393,7 +393,7 @@ static const struct opt_def opt_table[] = {
 		.letter = 'U',
 		.kind = OPT_FLAG,
 		.tools = TOOL_BIT(PP_TOOL_RC),
-		.help = "allow unprotected (shared) memory for the buffers on a Confidential Computing guest (a parent domain with ALLOW_CC_UNPROTECTED_ALLOC, rdma-core v64)",
+		.help = "allow unprotected memory for the buffers on a Confidential Computing guest: not implemented, so refused",
 	},
 	{
 		.id = PP_OPT_HUGEPAGES,
