@@ -16,7 +16,7 @@
 # -->" (RDMA Write and Read against ib_write_lat and ib_read_lat) and the
 # one between "<!-- icount-server:begin -->" and "<!-- icount-server:end
 # -->" (the servers, ours against the stock ones); default
-# FILE docs/benchmarks.md of the tree; a section is appended when its
+# FILE docs/dev/benchmarks.md of the tree; a section is appended when its
 # markers are missing, and left as it is when the run has none of its rows
 # (PP_ICOUNT_CASES). --from RAW reports the output of an earlier run saved in RAW
 # (every run leaves its output in ${TMPDIR:-/tmp}/pp-icount-last.raw).
