@@ -4,7 +4,7 @@
 # The demo: from a fresh machine, install what is missing, build, and run a
 # real rc_pingpong server and client over RDMA, printing their output.  Where
 # the host has no RDMA device, they run on Soft-RoCE in a QEMU guest (see
-# docs/testing.md); with one, they run right here on it.
+# docs/dev/testing.md); with one, they run right here on it.
 #
 # Usage: bash tests/demo.sh [CLIENT-OPTIONS...]   e.g. -s 65536 -n 500 -c
 set -euo pipefail

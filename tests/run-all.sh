@@ -45,7 +45,7 @@ echo "run-all: build took $((SECONDS - t0)) s"
 
 # With no ctest arguments (the full run, as in CI): the robustness checks
 # first, so that ctest's summary is the last thing printed.  Each prints one
-# summary line and fails the run on any finding (docs/robustness.md).
+# summary line and fails the run on any finding (docs/dev/robustness.md).
 if (($# == 0)); then
 	stage nocheck bash tests/nocheck.sh
 fi

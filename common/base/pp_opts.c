@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pp_cpu.h"
@@ -368,7 +369,7 @@ static const struct opt_def opt_table[] = {
 		.letter = 't',
 		.kind = OPT_FLAG,
 		.tools = TOOL_BIT(PP_TOOL_RC),
-		.help = "completion timestamps from the device (refused where the device has none)",
+		.help = "completion timestamps from the device: not used yet, so refused (naming the capability where the device has none)",
 	},
 	{
 		.id = PP_OPT_DM,
@@ -376,7 +377,7 @@ static const struct opt_def opt_table[] = {
 		.letter = 'j',
 		.kind = OPT_FLAG,
 		.tools = TOOL_BIT(PP_TOOL_RC),
-		.help = "the buffers in device memory (ibv_alloc_dm; refused where the device has none)",
+		.help = "the buffers in device memory (ibv_alloc_dm): not used yet, so refused (naming the capability where the device has none)",
 	},
 	{
 		.id = PP_OPT_NEW_SEND,
@@ -392,7 +393,7 @@ static const struct opt_def opt_table[] = {
 		.letter = 'U',
 		.kind = OPT_FLAG,
 		.tools = TOOL_BIT(PP_TOOL_RC),
-		.help = "allow unprotected (shared) memory for the buffers on a Confidential Computing guest (a parent domain with ALLOW_CC_UNPROTECTED_ALLOC, rdma-core v64)",
+		.help = "allow unprotected memory for the buffers on a Confidential Computing guest: not implemented, so refused",
 	},
 	{
 		.id = PP_OPT_HUGEPAGES,
@@ -1438,26 +1439,46 @@ static void usage_wrap(FILE *f, const char *text, int col, int indent)
 	fputc('\n', f);
 }
 
-/* The help text of @d with the default of @dflt: one table, two outputs. */
-static void opt_help_text(const struct pp_opts *dflt, const struct opt_def *d,
-			  char *text, size_t len)
+/*
+ * The help text of @d with the default of @dflt, malloc'ed whole (no fixed
+ * buffer cuts a long text): one table, two outputs.  NULL when out of memory.
+ */
+static char *opt_help_text(const struct pp_opts *dflt, const struct opt_def *d)
 {
+	char num[32] = "";
+	const char *pre = "", *val = "", *post = "";
 	uint64_t v;
+	char *text;
+	int n;
 
-	if (d->kind == OPT_WORD && opt_value(dflt, d->id, &v))
-		snprintf(text, len, "%s (default %s)", d->help, pp_op_name(v));
-	else if (opt_value(dflt, d->id, &v))
-		snprintf(text, len, "%s (default %" PRIu64 ")", d->help, v);
-	else if (d->unset)
-		snprintf(text, len, "%s (default: %s)", d->help, d->unset);
-	else
-		snprintf(text, len, "%s", d->help);
+	if (d->kind == OPT_WORD && opt_value(dflt, d->id, &v)) {
+		pre = " (default ";
+		val = pp_op_name(v);
+		post = ")";
+	} else if (opt_value(dflt, d->id, &v)) {
+		snprintf(num, sizeof(num), "%" PRIu64, v);
+		pre = " (default ";
+		val = num;
+		post = ")";
+	} else if (d->unset) {
+		pre = " (default: ";
+		val = d->unset;
+		post = ")";
+	}
+	n = snprintf(NULL, 0, "%s%s%s%s", d->help, pre, val, post);
+	if (n < 0)
+		return NULL;
+	text = malloc((size_t)n + 1);
+	if (text)
+		snprintf(text, (size_t)n + 1, "%s%s%s%s", d->help, pre, val,
+			 post);
+	return text;
 }
 
 void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog)
 {
 	struct pp_opts dflt;
-	char left[64], text[192];
+	char left[64];
 	int help_col = USAGE_HELP_COL;
 	size_t i;
 	int n;
@@ -1481,6 +1502,7 @@ void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog)
 		prog, prog);
 	for (i = 0; i < OPT_TABLE_LEN; i++) {
 		const struct opt_def *d = &opt_table[i];
+		char *text;
 
 		if (!opt_accepted(d, tool))
 			continue;
@@ -1491,21 +1513,22 @@ void pp_opts_usage(FILE *f, enum pp_tool tool, const char *prog)
 		n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s%s%s",
 			      d->name, d->arg ? "=" : "", d->arg ? d->arg : "");
 
-		opt_help_text(&dflt, d, text, sizeof(text));
+		text = opt_help_text(&dflt, d);
 		fprintf(f, "%-*s", help_col, left);
-		usage_wrap(f, text, help_col, help_col);
+		usage_wrap(f, text ? text : d->help, help_col, help_col);
+		free(text);
 	}
 }
 
 void pp_opts_write_man(FILE *f, enum pp_tool tool)
 {
 	struct pp_opts dflt;
-	char text[192];
 	size_t i;
 
 	pp_opts_init(&dflt, tool, pp_tool_name(tool));
 	for (i = 0; i < OPT_TABLE_LEN; i++) {
 		const struct opt_def *d = &opt_table[i];
+		char *text;
 
 		if (!opt_accepted(d, tool))
 			continue;
@@ -1514,8 +1537,9 @@ void pp_opts_write_man(FILE *f, enum pp_tool tool)
 		fprintf(f, "**\\-\\-%s**", d->name);
 		if (d->arg)
 			fprintf(f, "=*%s*", d->arg);
-		opt_help_text(&dflt, d, text, sizeof(text));
-		fprintf(f, "\n:   %s\n\n", text);
+		text = opt_help_text(&dflt, d);
+		fprintf(f, "\n:   %s\n\n", text ? text : d->help);
+		free(text);
 	}
 }
 
@@ -1533,6 +1557,8 @@ size_t pp_opts_list(enum pp_tool tool, struct pp_opt_info *out)
 			.letter = d->letter,
 			.name = d->name,
 			.arg = d->arg,
+			.help = d->help,
+			.unset = d->unset,
 		};
 	}
 	return n;

@@ -207,6 +207,8 @@ struct pp_opt_info {
 	char letter;	  /* short letter, or 0 for long only */
 	const char *name; /* long name, without "--" */
 	const char *arg;  /* value name in --help ("N", "FILE"); NULL: a flag */
+	const char *help; /* the text --help prints, before the default */
+	const char *unset; /* the default's words when it is not a number */
 };
 
 /**

@@ -17,7 +17,7 @@
  *   pp_doc.c     the "params" object of the JSON document, in this order
  *
  * Adding a parameter: one line here, its option's row in pp_opts.c (letter,
- * help text, bounds), its tests and docs (docs/architecture.md).
+ * help text, bounds), its tests and docs (docs/dev/architecture.md).
  *
  * NUM(name, opt, type, off, valid, zero, wname, label, unit, json, jnull,
  *     dflt, names): a number.

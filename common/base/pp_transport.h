@@ -5,7 +5,7 @@
  *
  * A module that needs to know "does this transport ..." reads the
  * descriptor; it never tests the transport's value itself.  Adding a
- * transport is one row there (docs/architecture.md has the checklist).
+ * transport is one row there (docs/dev/architecture.md has the checklist).
  */
 #ifndef PP_TRANSPORT_H
 #define PP_TRANSPORT_H

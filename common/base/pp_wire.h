@@ -4,7 +4,7 @@
  *
  * Every message is a 12-byte header and a body of a length fixed by its type.
  * All integers are big-endian.  Nothing here does I/O or allocates, so every
- * byte string, good or hostile, can be tested directly.  docs/protocol.md
+ * byte string, good or hostile, can be tested directly.  docs/dev/protocol.md
  * describes the same layout for people.
  *
  * Header:  magic u32 "PPNG" | version u16 | type u16 | body length u32

@@ -527,7 +527,7 @@ static void res_attr(struct pp_session *s, struct pp_res_attr *ra)
 		/* -c on sends that a lossy transport may give up on */
 		.buf_per_recv = pp_hello_buf_per_recv(p),
 		/*
-		 * A test hook, read here only (docs/testing.md): a wrong rkey
+		 * A test hook, read here only (docs/dev/testing.md): a wrong rkey
 		 * for the peer's memory, to show a remote access error.
 		 */
 		.bad_rkey = getenv("PP_TEST_BAD_RKEY") != NULL,
@@ -773,7 +773,7 @@ static void on_interval(void *arg, const struct pp_run_interval *iv)
 }
 
 /*
- * A test hook, read here only (docs/testing.md): PP_TEST_CORRUPT=ITER:OFFSET
+ * A test hook, read here only (docs/dev/testing.md): PP_TEST_CORRUPT=ITER:OFFSET
  * puts one wrong byte into message ITER (pp_run_corrupt()).  A malformed
  * value sets no hook: the tests that set it then fail for want of the
  * mismatch.

@@ -69,7 +69,7 @@ struct pp_exchange {
 	bool plain_send; /* messages carry no immediate data */
 };
 
-/* Ours: HELLO, ADDRS, READY, DONE (docs/protocol.md). */
+/* Ours: HELLO, ADDRS, READY, DONE (docs/dev/protocol.md). */
 extern const struct pp_exchange pp_exchange_ours;
 
 /*

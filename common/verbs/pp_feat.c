@@ -169,7 +169,8 @@ int pp_feat_check(const struct pp_opts *o, const struct pp_dev_feats *f,
 	if (o->cc_unprotected) {
 		pp_err_set(
 			err,
-			"-U/--allow-cc-unprotected: this build's libibverbs has no IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC (rdma-core v64 or later is needed)");
+			"-U/--allow-cc-unprotected: this version of %s does not implement it (run without -U)",
+			pp_tool_name(o->tool));
 		return EOPNOTSUPP;
 	}
 	if (o->ts || o->dm) {

@@ -247,7 +247,7 @@ int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
 	}
 	conn_addr(local, &c);
 	/*
-	 * A GRH's source GID index is one byte (and so is HELLO's): an entry
+	 * An address vector's sgid_index is one byte (and so is HELLO's): an entry
 	 * above PP_MAX_GID_IDX cannot be used, only named when it is better.
 	 */
 	for (i = 0; i < n; i++) {
@@ -266,7 +266,7 @@ int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
 		inet_ntop(AF_INET6, above->raw, ip, sizeof(ip));
 		snprintf(
 			more, sizeof(more),
-			"; index %d (%s %s) would be better, but a GRH holds indexes 0-%u only",
+			"; index %d (%s %s) would be better, but an address vector takes indexes 0-%u only",
 			above->index, pp_gid_type_name(above->type), ip,
 			PP_MAX_GID_IDX);
 	}
@@ -274,7 +274,7 @@ int pp_gid_choose(const struct pp_gid_entry *tbl, int n, uint8_t link_layer,
 		if (above)
 			snprintf(
 				reason, len,
-				"the port's GIDs all lie above index %u, which a GRH cannot hold%s (give the address to a netdev whose GID gets a lower index; see --show-gids)",
+				"the port's GIDs all lie above index %u, which an address vector cannot take%s (give the address to a netdev whose GID gets a lower index; see --show-gids)",
 				PP_MAX_GID_IDX, more);
 		else
 			snprintf(

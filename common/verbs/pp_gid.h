@@ -24,8 +24,8 @@
  *   7. a populated GID of no known RoCE type (an old kernel that does not
  *      report GID types)
  *
- * Only indexes 0-255 are chosen (PP_MAX_GID_IDX: a GRH's source GID index
- * is one byte); rxe's table has 1024 entries, and an address whose GID lies
+ * Only indexes 0-255 are chosen (PP_MAX_GID_IDX: ibv_global_route's
+ * sgid_index is one byte; the GRH itself carries the 128-bit GID); rxe's table has 1024 entries, and an address whose GID lies
  * above 255 is named in the reason line when it would have been better.
  *
  * Rules 1-7 matter when the connection's local address is on no GID of the

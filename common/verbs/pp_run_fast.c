@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * pp_run_fast.c - the lean loop (docs/measurement.md, "The hot loop"): the
+ * pp_run_fast.c - the lean loop (docs/dev/loop.md): the
  * client's and the server's, for a send of ours, an RDMA Read, an RDMA
  * Write, an atomic, where pp_run_fast_fits().
  */
@@ -837,7 +837,7 @@ static inline __attribute__((always_inline)) void fast_end(struct fast *f,
 /*
  * The client's loop in the common case (pp_run_fast_fits(): ours, one QP,
  * no -c, polling, no --interval, the cycle counter), written for it
- * (docs/measurement.md, "The hot loop").  It measures what the general
+ * (docs/dev/loop.md).  It measures what the general
  * loop measures, at the same points, but keeps the clock in ticks and
  * converts the sample only (the time inside ibv_post_send() is summed in
  * ticks and converted once); it polls the CQ itself and takes the awaited

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pp_run_fast.h - the lean loop (docs/measurement.md, "The hot loop"): one
+ * pp_run_fast.h - the lean loop (docs/dev/loop.md): one
  * QP, polling, no -c, no --interval, the cycle counter; the client's and
  * the server's, for a send of ours, an RDMA Read and an RDMA Write.
  */
@@ -13,7 +13,7 @@
 
 /**
  * pp_run_fast_fits() - can the client, or the server, take the lean loop
- * (docs/measurement.md, "The hot loop"): a send with our protocol, an
+ * (docs/dev/loop.md): a send with our protocol, an
  * RDMA Read or an RDMA Write, on one QP, without -c, polling, without
  * --interval, with the cycle counter?
  * @s: the run

@@ -89,7 +89,7 @@ struct run {
 	int64_t last_to;       /* --interval: the last sample's end */
 	size_t interval_first; /* raw: the interval's first sample */
 	uint64_t interval_index;
-	/* the lean loop (docs/measurement.md, "The hot loop") */
+	/* the lean loop (docs/dev/loop.md) */
 	struct ibv_send_wr swr; /* the send, built once per size */
 	struct ibv_sge ssge;	/* ... and its buffer */
 	uint32_t swr_qp;	/* the QP swr is for */

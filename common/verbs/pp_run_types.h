@@ -68,7 +68,7 @@ struct pp_run_cfg {
 	void (*on_interval)(void *arg, const struct pp_run_interval *iv);
 	void *interval_arg;
 	/*
-	 * A test hook (PP_TEST_CORRUPT, pp_session.c; docs/testing.md): with
+	 * A test hook (PP_TEST_CORRUPT, pp_session.c; docs/dev/testing.md): with
 	 * -c, message corrupt_seq carries byte corrupt_off (mod its length)
 	 * flipped (pp_run_corrupt())
 	 */

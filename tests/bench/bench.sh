@@ -11,7 +11,7 @@
 # Runs tests/bench/inside.sh in the Soft-RoCE guest (through
 # tests/softroce/guest.sh), collects its PPBENCH lines from stdout, and
 # writes the section between the markers "<!-- pingpong:begin -->" and
-# "<!-- pingpong:end -->" of FILE (default docs/benchmarks.md; appended when
+# "<!-- pingpong:end -->" of FILE (default docs/dev/benchmarks.md; appended when
 # the markers are missing) and the plot benchmarks.png beside FILE. --from
 # RAW reports the output of an earlier run saved in RAW (every run leaves it
 # in ${TMPDIR:-/tmp}/pp-bench-last.raw). --quick is a smoke test: one run
@@ -418,7 +418,7 @@ computes their ICRC, loops them back to the peer's QP, places the data,
 writes the peer's receive completion and, on RC, takes the ACK back: the
 protocol work a NIC would do, on the emulated CPU, the same for both
 tools. Our tools time that call (\`post_send usec:\`,
-[measurement.md](measurement.md)). Per row, medians over our runs of: our
+[measurement.md](../measurement.md)). Per row, medians over our runs of: our
 mean round trip; the client's mean time inside \`ibv_post_send()\`; its
 share of the round trip; what is left outside it (our loop, our polling,
 and the wait for the server's reply); the server's mean time inside its

@@ -6,7 +6,7 @@
 # (bench_put_section).
 # bench_host_init NAME "$@" parses [--out FILE] [--from RAW] and sets
 #   root    the source tree
-#   out     the file to write (default docs/benchmarks.md)
+#   out     the file to write (default docs/dev/benchmarks.md)
 #   from    an earlier run's raw output to report, or empty
 #   work    a scratch directory, removed on exit
 #   commit, dirty  the tree's commit and its count of changed files
@@ -16,7 +16,7 @@ bench_host_init() {
 	local name=$1
 	shift
 	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-	out=$root/docs/benchmarks.md
+	out=$root/docs/dev/benchmarks.md
 	from=
 	while (($#)); do
 		case $1 in

@@ -42,7 +42,7 @@
 #             "rc uc ud srq stock-rc stock-uc stock-ud stock-srq lat" (Send;
 #             "multi", not in the default: rc_pingpong -q 2, whose client
 #             takes the general loop where every other row of ours takes the
-#             lean one, docs/measurement.md "The hot loop")
+#             lean one, docs/dev/loop.md)
 #             "rc-N" (rc_pingpong -N: the sends posted by ibv_wr_*()),
 #             and "write read fetch-add lat-write lat-read lat-atomic"
 #             (rc_pingpong --op write, --op read, --op fetch-add; perftest's

@@ -16,7 +16,7 @@
 # -->" (RDMA Write and Read against ib_write_lat and ib_read_lat) and the
 # one between "<!-- icount-server:begin -->" and "<!-- icount-server:end
 # -->" (the servers, ours against the stock ones); default
-# FILE docs/benchmarks.md of the tree; a section is appended when its
+# FILE docs/dev/benchmarks.md of the tree; a section is appended when its
 # markers are missing, and left as it is when the run has none of its rows
 # (PP_ICOUNT_CASES). --from RAW reports the output of an earlier run saved in RAW
 # (every run leaves its output in ${TMPDIR:-/tmp}/pp-icount-last.raw).
@@ -228,7 +228,7 @@ w("What is left, and why: our own code in the loop, at the minimum polls, "
   "sum and maximum of the time inside `ibv_post_send()`, the checks of the "
   "reply's number and length, the signal and the `-D` deadline, the "
   "send's flags (one in 16 signaled), the receives reposted 16 per call "
-  "(docs/measurement.md, \"The hot loop\"); the stock tools read no clock "
+  "(docs/dev/loop.md); the stock tools read no clock "
   "in their loop and keep no sample. Per row, our own code by function "
   "(raw, with the polls; `client_fast()` is inlined into "
   "`pp_run_send_fast`, which `pp_run_client_loop` calls):")
@@ -449,7 +449,7 @@ for t in sorted({k.split(":")[1] for k in rows},
             t, s, o[1], p[1], o[1] / p[1] if p[1] else 0, o[3], p[3]))
 w("")
 w("Our server's loop takes the lean path in the same case as the client "
-  "(`server_fast()`, docs/measurement.md, \"The hot loop\"): the "
+  "(`server_fast()`, docs/dev/loop.md): the "
   "message and the send's completion taken inline, the receives reposted "
   "from one chain built once, the clock and the samples in ticks. Its own "
   "code is the measuring the stock servers do not do: three reads of the "

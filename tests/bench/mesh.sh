@@ -10,7 +10,7 @@
 # Runs tests/bench/mesh-inside.sh on the bed of 4 hosts with Slurm
 # (tests/softroce/guest.sh --hosts 4) and writes the section between the
 # markers "<!-- mesh:begin -->" and "<!-- mesh:end -->" of FILE (default
-# docs/benchmarks.md). --from RAW reports an earlier run's output (each run
+# docs/dev/benchmarks.md). --from RAW reports an earlier run's output (each run
 # leaves it in ${TMPDIR:-/tmp}/pp-mesh-last.raw). Environment: PP_BIN,
 # PP_MESH_BENCH_N, PP_MESH_BENCH_ITERS (see mesh-inside.sh),
 # PP_MESH_BENCH_TIMEOUT (guest.sh --timeout, default 1500).

@@ -15,7 +15,7 @@
 # "<!-- walltime:begin -->" and "<!-- walltime:end -->" of FILE (the Send
 # rows), and the one between "<!-- walltime-ops:begin -->" and "<!--
 # walltime-ops:end -->" (RDMA Write and Read against perftest); default
-# docs/benchmarks.md; a section is appended when its markers are missing,
+# docs/dev/benchmarks.md; a section is appended when its markers are missing,
 # and left as it is when the run has none of its rows (PP_WALL_ROWS). --from RAW
 # reports an earlier run's output (each run leaves it in
 # ${TMPDIR:-/tmp}/pp-walltime-last.raw). About 8 minutes with the defaults

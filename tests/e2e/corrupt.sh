@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # corrupt.sh CASE...: -c catches one wrong byte end to end.  The
-# PP_TEST_CORRUPT=ITER:OFFSET test hook (docs/testing.md) in one side's
+# PP_TEST_CORRUPT=ITER:OFFSET test hook (docs/dev/testing.md) in one side's
 # environment puts one wrong byte into message ITER: the sender flips byte
 # OFFSET of a send or write after filling it; for read and the atomics the
 # requester (the client) flips that byte of what came back, before its

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 #
 # doc_examples.sh [--emit]: run the commands whose output the documents show,
-# on the Soft-RoCE bed, and check every example in README.md and docs/*.md
-# against that output (tests/e2e/doc_examples.py: values that change from
-# run to run masked; sizes, names, flags and messages compared as they are).
+# on the Soft-RoCE bed, and check every example in README.md, docs/*.md and
+# docs/dev/*.md against that output (tests/e2e/doc_examples.py: values that
+# change from run to run masked; sizes, names, flags and messages compared
+# as they are).
 #
 # Each capture is one file: "$ COMMAND", then what COMMAND printed (stdout
 # line-buffered and stderr, in the order a terminal shows them).  A server
@@ -13,7 +14,7 @@
 # bed), as a user would, not to 127.0.0.1.
 #
 # --emit also prints every capture between "=== capture NAME" and
-# "=== end NAME" lines, for "doc_examples.py update" (docs/testing.md,
+# "=== end NAME" lines, for "doc_examples.py update" (docs/dev/testing.md,
 # "Examples in the documents").
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
@@ -95,5 +96,5 @@ if ((emit)); then
 	done
 fi
 python3 "$top/tests/e2e/doc_examples.py" check "$caps" \
-	"$top/README.md" "$top"/docs/*.md || pp_fail "the documents' examples"
+	"$top/README.md" "$top"/docs/*.md "$top"/docs/dev/*.md || pp_fail "the documents' examples"
 pp_finish

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# One Soft-RoCE guest for all e2e tests of a ctest run (docs/testing.md).
+# One Soft-RoCE guest for all e2e tests of a ctest run (docs/dev/testing.md).
 #
 # e2e.guest.start (fixture setup) boots it in the background and waits until
 # rxe0 is up; every e2e test requires the fixture and, through PP_GUEST_DIR,
@@ -26,7 +26,7 @@ set_tests_properties(e2e.guest.stop PROPERTIES
 	LABELS e2e
 	TIMEOUT 120)
 
-# Two hosts (docs/testing.md): one shared pair of guests, A and B, for all
+# Two hosts (docs/dev/testing.md): one shared pair of guests, A and B, for all
 # e2e.twohost.* tests, booted by e2e.pair.start and powered off by
 # e2e.pair.stop. The pair boots after the single guest is gone (DEPENDS,
 # when both are selected): three guests at once would fight for 2 cores.
@@ -48,7 +48,7 @@ set_tests_properties(e2e.pair.stop PROPERTIES
 	LABELS e2e
 	TIMEOUT 120)
 
-# N hosts and a real Slurm (docs/testing.md): one shared bed of four guests,
+# N hosts and a real Slurm (docs/dev/testing.md): one shared bed of four guests,
 # node01-node04 (hosts A-D) on one emulated segment, slurmctld on A, slurmd
 # and munged on each, for all e2e.mesh.* tests, booted by e2e.mesh.start and
 # powered off by e2e.mesh.stop. The bed boots after the single guest and the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # handshake.sh: what the two sides agree on besides the run's numbers, on
-# a real port (docs/protocol.md).
+# a real port (docs/dev/protocol.md).
 #
 # 1. The GRH: both sides use one or neither, and both say which.  On RoCE
 #    a side always has a GID, so -g on the client only (the index the

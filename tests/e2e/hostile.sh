@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # hostile.sh: bad clients against a real rc_pingpong server, and a client
-# that dies in the middle of a run (docs/robustness.md).
+# that dies in the middle of a run (docs/dev/robustness.md).
 #
 # 1. A hostile peer (hostile_peer.py) sends random bytes, a truncated
 #    record, a record of protocol version 6, nothing at all, or connects and

@@ -20,7 +20,7 @@ MODE is one of
 Prints what the server answered: "ERROR: <text>" for an ERROR record,
 "EOF" when it closed without one (silent: "EOF after 2003 ms").  Exit 0
 unless the connection failed.
-The records are docs/protocol.md's: a 12-byte header (magic "PPNG",
+The records are docs/dev/protocol.md's: a 12-byte header (magic "PPNG",
 version, type, body length; big endian), ERROR = code + 244 bytes of text.
 """
 import os

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# interrupt.sh: SIGINT and SIGTERM end a run cleanly (docs/robustness.md).
+# interrupt.sh: SIGINT and SIGTERM end a run cleanly (docs/dev/robustness.md).
 #
 # A signal to one side in the middle of a long run: that side must print
 # the partial result (the stock lines for the iterations completed), one

@@ -3,7 +3,7 @@
 #
 # Helpers for end-to-end test scripts, sourced by them. The scripts run where
 # an RDMA device exists: in the Soft-RoCE guest (tests/softroce/guest.sh) or
-# on a host with a real NIC. See docs/testing.md.
+# on a host with a real NIC. See docs/dev/testing.md.
 #
 # Environment:
 #   PP_BIN   build directory holding the binaries ($PP_BIN/rc_pingpong/...)

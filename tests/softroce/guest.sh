@@ -25,7 +25,7 @@
 # PP_HOST=PP_ADDR_A, PP_PORT and PP_MEET, a directory both guests see (see
 # tests/e2e/lib.sh); PP_GUEST_PAIR names the state directory of a shared
 # pair. With PP_HOST_A and PP_HOST_B set, the two sides run on those real
-# hosts over ssh instead (docs/testing.md).
+# hosts over ssh instead (docs/dev/testing.md).
 #
 # --hosts N: N hosts (2 to 9) and a real Slurm. N guests A, B, C, ... with
 # host names node01, node02, ..., each with its own kernel, eth0
@@ -40,7 +40,7 @@
 # SCRIPT's output is printed here and its exit status is ours. When the test
 # bed itself fails, one "softroce: <what failed>" line is printed and the
 # status is 1, never 77: a broken bed must fail tests, not skip them. See
-# docs/testing.md.
+# docs/dev/testing.md.
 set -euo pipefail
 
 prog=softroce

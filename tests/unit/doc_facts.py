@@ -4,14 +4,16 @@
 
 pp_mangen (docs/man/pp_mangen.c) prints the facts from the code: wire
 record sizes, defaults, limits and exit statuses ("pp_mangen facts").  This
-script finds where README.md and docs/*.md quote them and fails on any that
+script finds where README.md, docs/*.md and docs/dev/*.md quote them and fails on any that
 differ.  It also checks the generated blocks: the lines between
 
     <!-- generated: pp_mangen ARGS -->
     <!-- end generated -->
 
 must be what "pp_mangen ARGS" prints (README.md's exit status table), and
-every docs/*.md must be linked from README.md (its document list).
+every docs/*.md and docs/dev/*.md must be linked from README.md (its
+document map), and every relative link of a document must name a file
+that exists.
 
 Usage: doc_facts.py PP_MANGEN SOURCE_DIR [--update]
   --update rewrites the generated blocks instead of checking them.
@@ -94,7 +96,8 @@ def main(argv):
     update = "--update" in argv[3:]
     f = facts(mangen)
     files = [os.path.join(top, "README.md")] + sorted(
-        glob.glob(os.path.join(top, "docs", "*.md")))
+        glob.glob(os.path.join(top, "docs", "*.md")) +
+        glob.glob(os.path.join(top, "docs", "dev", "*.md")))
     errors, quoted = [], 0
     for path in files:
         text = open(path, encoding="utf-8").read()
@@ -119,6 +122,17 @@ def main(argv):
         rel = os.path.relpath(path, top)
         if "](%s)" % rel not in readme:
             errors.append("README.md: %s is not in the document list" % rel)
+    # every relative link names a file that exists
+    for path in files:
+        text = open(path, encoding="utf-8").read()
+        for m in re.finditer(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            target = m.group(1)
+            if re.match(r"[a-z]+:", target):
+                continue
+            if not os.path.exists(os.path.join(os.path.dirname(path), target)):
+                line = text.count("\n", 0, m.start()) + 1
+                errors.append("%s:%d: the link to %s names no file" % (
+                    os.path.relpath(path, top), line, target))
     for e in errors:
         print("FAIL: " + e)
     print("%d quoted facts checked, %d wrong" % (quoted, len(errors)))

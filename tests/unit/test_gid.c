@@ -185,11 +185,11 @@ static const struct choose_case {
 	{ T(shuffled), LL_ETH, "10.0.0.2", 0, 2,
 	  "GID index 2: RoCE v2, IPv4 ::ffff:10.0.0.2 on eth3, the local address of this connection" },
 	{ T(high), LL_ETH, "10.99.0.1", 0, 0,
-	  "GID index 0: RoCE v2, IPv6 link-local fe80::5c8b:51ff:fe1b:30c2 on va (no routable RoCE v2 GID: link-local reaches only this link); index 300 (RoCE v2 ::ffff:10.99.0.1) would be better, but a GRH holds indexes 0-255 only" },
+	  "GID index 0: RoCE v2, IPv6 link-local fe80::5c8b:51ff:fe1b:30c2 on va (no routable RoCE v2 GID: link-local reaches only this link); index 300 (RoCE v2 ::ffff:10.99.0.1) would be better, but an address vector takes indexes 0-255 only" },
 	{ T(high), LL_ETH, "fe80::5c8b:51ff:fe1b:30c2", 0, 0,
 	  "GID index 0: RoCE v2, IPv6 link-local fe80::5c8b:51ff:fe1b:30c2 on va, the local address of this connection" },
 	{ T(high_only), LL_ETH, "10.99.0.1", ENODATA, -1,
-	  "the port's GIDs all lie above index 255, which a GRH cannot hold; index 256 (RoCE v2 ::ffff:10.99.0.1) would be better, but a GRH holds indexes 0-255 only (give the address to a netdev whose GID gets a lower index; see --show-gids)" },
+	  "the port's GIDs all lie above index 255, which an address vector cannot take; index 256 (RoCE v2 ::ffff:10.99.0.1) would be better, but an address vector takes indexes 0-255 only (give the address to a netdev whose GID gets a lower index; see --show-gids)" },
 	{ T(ib_port), LL_IB, LO4, 0, -1,
 	  "no GID: InfiniBand routes by LID (give -g to use a GRH)" },
 	{ T(rxe), 0, LO4, 0, -1, /* unspecified: an old IB provider */

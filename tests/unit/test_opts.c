@@ -797,6 +797,128 @@ START_TEST(test_usage_matches_parser)
 }
 END_TEST
 
+/*
+ * @got, one option's text as --help or the man page printed it (blanks
+ * squeezed), is the option's whole help of the table and then its default,
+ * if any, whole: a cut line fails here.
+ */
+static void expect_whole_help(const char *where, const struct pp_opt_info *in,
+			      const char *got)
+{
+	size_t hl = strlen(in->help);
+	const char *rest = got + hl, *p;
+	char want[256];
+
+	ck_assert_msg(!strncmp(got, in->help, hl),
+		      "%s: --%s's help is cut or changed: '%s'", where,
+		      in->name, got);
+	if (!*rest)
+		return;
+	if (in->unset) {
+		snprintf(want, sizeof(want), " (default: %s)", in->unset);
+		ck_assert_msg(!strcmp(rest, want),
+			      "%s: --%s's default is cut: '%s', not '%s'",
+			      where, in->name, rest, want);
+		return;
+	}
+	ck_assert_msg(!strncmp(rest, " (default ", 10),
+		      "%s: --%s: '%s' after its help", where, in->name, rest);
+	for (p = rest + 10; isalnum((unsigned char)*p) || *p == '-'; p++)
+		;
+	ck_assert_msg(p > rest + 10 && !strcmp(p, ")"),
+		      "%s: --%s's default is cut: '%s'", where, in->name, rest);
+}
+
+/*
+ * Walk the option table: every option a tool accepts is in its --help, in
+ * the table's order, with its whole text and default on lines of at most 79
+ * columns; and whole in the man page's OPTIONS.
+ */
+START_TEST(test_usage_whole)
+{
+	static struct pp_opt_info info[PP_OPT_COUNT];
+	enum pp_tool tool;
+
+	for (tool = PP_TOOL_RC; tool <= PP_TOOL_XRC; tool++) {
+		size_t n = pp_opts_list(tool, info), k = 0, i, len = 0;
+		char *usage = usage_of(tool), *man = NULL, *line, *save = NULL;
+		char *got = NULL;
+		FILE *f;
+
+		for (line = strtok_r(usage, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			const char *name = NULL, *p;
+
+			ck_assert_msg(strlen(line) <= 79,
+				      "%s: a line of %zu: %s",
+				      pp_tool_name(tool), strlen(line), line);
+			if (!strncmp(line, "  -", 3) && line[3] != '-')
+				name = line + 6; /* "  -p, --port=N" */
+			else if (!strncmp(line, "      --", 8))
+				name = line + 6;
+			if (!name) {
+				/* a continuation of the option before */
+				if (got && line[0] == ' ') {
+					got = realloc(got,
+						      strlen(got) +
+							      strlen(line) + 2);
+					ck_assert_ptr_nonnull(got);
+					strcat(got, " ");
+					strcat(got, line);
+				}
+				continue;
+			}
+			if (got) {
+				squeeze_spaces(got);
+				expect_whole_help(pp_tool_name(tool),
+						  &info[k - 1], got);
+				free(got);
+			}
+			ck_assert_msg(k < n, "%s: more options than the table",
+				      pp_tool_name(tool));
+			ck_assert_msg(!strncmp(name + 2, info[k].name,
+					       strlen(info[k].name)),
+				      "%s: '%s' where --%s was due",
+				      pp_tool_name(tool), line, info[k].name);
+			p = name + strcspn(name, " ");
+			p += strspn(p, " ");
+			got = strdup(p);
+			ck_assert_ptr_nonnull(got);
+			k++;
+		}
+		ck_assert_ptr_nonnull(got);
+		squeeze_spaces(got);
+		expect_whole_help(pp_tool_name(tool), &info[k - 1], got);
+		free(got);
+		ck_assert_uint_eq(k, n);
+		free(usage);
+
+		f = open_memstream(&man, &len);
+		ck_assert_ptr_nonnull(f);
+		pp_opts_write_man(f, tool);
+		ck_assert_int_eq(fclose(f), 0);
+		for (i = 0; i < n; i++) {
+			char key[64], *at, *end;
+
+			snprintf(key, sizeof(key), "**\\-\\-%s**",
+				 info[i].name);
+			at = strstr(man, key);
+			ck_assert_msg(at, "man %s: no --%s", pp_tool_name(tool),
+				      info[i].name);
+			at = strstr(at, "\n:   ");
+			ck_assert_ptr_nonnull(at);
+			at += 5;
+			end = strstr(at, "\n\n");
+			ck_assert_ptr_nonnull(end);
+			*end = '\0';
+			expect_whole_help("man page", &info[i], at);
+			*end = '\n';
+		}
+		free(man);
+	}
+}
+END_TEST
+
 /* The man page's OPTIONS come from the same table and defaults as --help. */
 START_TEST(test_man_matches_usage)
 {
@@ -1302,6 +1424,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_parse_xrc_clients);
 	tcase_add_test(tc, test_usage_srq_xrc);
 	tcase_add_test(tc, test_usage_matches_parser);
+	tcase_add_test(tc, test_usage_whole);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,7 +13,7 @@
 #include "pp_opts.h"
 #include "pp_wire.h"
 
-/* The port's fields of HELLO, as docs/protocol.md lists them. */
+/* The port's fields of HELLO, as docs/dev/protocol.md lists them. */
 static const struct {
 	size_t off, len;
 } port_fields[] = {
