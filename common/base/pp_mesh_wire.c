@@ -372,3 +372,20 @@ const char *pp_mesh_code_text(unsigned int code)
 {
 	return code < PP_MESH_CODE_COUNT ? codes[code].text : "?";
 }
+
+static const struct {
+	const char *key, *text;
+} times[PP_MESH_T_COUNT] = {
+	[PP_MESH_T_START] = { "start", "process start" },
+	[PP_MESH_T_DEVICE] = { "device", "device open" },
+	[PP_MESH_T_HANDSHAKE] = { "handshake", "handshake" },
+	[PP_MESH_T_QP] = { "qp", "QP bring-up" },
+	[PP_MESH_T_LOOP] = { "loop", "loop" },
+};
+
+const char *pp_mesh_time_name(unsigned int t, bool text)
+{
+	if (t >= PP_MESH_T_COUNT)
+		return "?";
+	return text ? times[t].text : times[t].key;
+}

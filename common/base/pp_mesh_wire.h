@@ -204,4 +204,13 @@ const char *pp_mesh_code_name(unsigned int code);
  */
 const char *pp_mesh_code_text(unsigned int code);
 
+/**
+ * pp_mesh_time_name() - a part of a pair's time: its JSON key ("start",
+ * "device", "handshake", "qp", "loop") or, with @text, its words ("process
+ * start", "device open", "handshake", "QP bring-up", "loop")
+ * @t: enum pp_mesh_time (any value)
+ * @text: the words instead of the key
+ */
+const char *pp_mesh_time_name(unsigned int t, bool text);
+
 #endif /* PP_MESH_WIRE_H */

@@ -593,6 +593,23 @@ static void side_line(const struct pp_mesh_view *v, uint32_t rank, bool have,
 			    "no failure on this side");
 }
 
+/* Where a pair's time went: one line, the mean and (the largest). */
+static void print_times(const struct pp_mesh_view *v, FILE *f)
+{
+	unsigned int t;
+
+	if (!v->times.sides)
+		return;
+	fprintf(f,
+		"a pair's time, mean (largest) of %u sides:", v->times.sides);
+	for (t = 0; t < PP_MESH_T_COUNT; t++)
+		fprintf(f, "%s %s %.1f ms (%.1f)", t ? "," : "",
+			pp_mesh_time_name(t, true),
+			(double)v->times.sum_us[t] / v->times.sides / 1000,
+			v->times.max_us[t] / 1000.0);
+	fputc('\n', f);
+}
+
 /* The failed pairs from the store: each group whole or as one. */
 static bool print_failed(const struct pp_mesh_view *v, FILE *f)
 {
@@ -682,6 +699,7 @@ void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f)
 	fputc('\n', f);
 	if (v->stopped)
 		fprintf(f, "mesh stopped: %s\n", v->stopped);
+	print_times(v, f);
 	fprintf(f,
 		"mesh: %u of %u ranks joined, %u pairs: %u passed, %u failed, in %.1f s (bound %.0f s)\n",
 		v->joined, v->n, np, v->passed, v->failed, v->elapsed_s,
@@ -749,6 +767,18 @@ static void json_side(struct pp_json *j, uint32_t rank, const char *role,
 	pp_json_key_string_or_null(
 		j, "step", s->have ? pp_mesh_code_name(s->r.step) : NULL);
 	pp_json_key_string_or_null(j, "error", s->have ? s->r.reason : NULL);
+	pp_json_key(j, "time_ms");
+	if (s->have && s->r.times_us[PP_MESH_T_START]) {
+		unsigned int t;
+
+		pp_json_begin_object(j);
+		for (t = 0; t < PP_MESH_T_COUNT; t++)
+			pp_json_key_double(j, pp_mesh_time_name(t, false),
+					   s->r.times_us[t] / 1000.0);
+		pp_json_end_object(j);
+	} else {
+		pp_json_null(j);
+	}
 	pp_json_key(j, "doc");
 	if (!s->doc || pp_json_raw(j, s->doc))
 		pp_json_null(j);
@@ -831,6 +861,33 @@ static void json_matrix(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_end_object(j);
 }
 
+/* "pair_time_ms": the mean and the largest of each part, over the sides. */
+static void json_times(const struct pp_mesh_view *v, struct pp_json *j)
+{
+	unsigned int t, k;
+
+	pp_json_key(j, "pair_time_ms");
+	if (!v->times.sides) {
+		pp_json_null(j);
+		return;
+	}
+	pp_json_begin_object(j);
+	pp_json_key_uint(j, "sides", v->times.sides);
+	for (k = 0; k < 2; k++) {
+		pp_json_key(j, k ? "max" : "mean");
+		pp_json_begin_object(j);
+		for (t = 0; t < PP_MESH_T_COUNT; t++)
+			pp_json_key_double(
+				j, pp_mesh_time_name(t, false),
+				round(k ? v->times.max_us[t] :
+					  (double)v->times.sum_us[t] /
+						      v->times.sides) /
+					1000.0);
+		pp_json_end_object(j);
+	}
+	pp_json_end_object(j);
+}
+
 static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 {
 	uint32_t a, b, i;
@@ -842,6 +899,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_key_uint(j, "pairs", v->passed + v->failed);
 	pp_json_key_uint(j, "passed", v->passed);
 	pp_json_key_uint(j, "failed", v->failed);
+	json_times(v, j);
 	key_us(j, "matrix_median_usec", v->odd.matrix_median_us);
 	key_us(j, "baseline_usec", v->odd.baseline_us);
 	pp_json_key(j, "slow");

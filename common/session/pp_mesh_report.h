@@ -108,6 +108,12 @@ struct pp_mesh_view {
 	struct pp_mesh_rank *ranks;  /* n */
 	struct pp_mesh_cell *cells;  /* n * (n - 1) / 2, pp_mesh_pair_index() */
 	struct pp_mesh_store *store; /* made when first needed; NULL: none */
+	/* where the pairs' time went: every side that reported, summed */
+	struct {
+		uint64_t sum_us[PP_MESH_T_COUNT];
+		uint32_t max_us[PP_MESH_T_COUNT];
+		uint32_t sides;
+	} times;
 	/* filled by pp_mesh_view_judge() */
 	struct pp_mesh_odd odd;
 	double *added_us; /* n: what each rank adds (pp_mesh_odd.h) */

@@ -92,6 +92,16 @@ int pp_mesh_view_side(struct pp_mesh_view *v, uint32_t rank, uint32_t peer,
 		snprintf(k->facts.gid_reason, sizeof(k->facts.gid_reason), "%s",
 			 res->gid_reason);
 	}
+	if (res->times_us[PP_MESH_T_START]) {
+		unsigned int t;
+
+		for (t = 0; t < PP_MESH_T_COUNT; t++) {
+			v->times.sum_us[t] += res->times_us[t];
+			if (res->times_us[t] > v->times.max_us[t])
+				v->times.max_us[t] = res->times_us[t];
+		}
+		v->times.sides++;
+	}
 	if (!d)
 		return ENOMEM;
 	s = &d->side[rank == a ? 0 : 1];

@@ -138,6 +138,13 @@ static void side(struct pp_mesh_view *v, uint32_t r, uint32_t peer,
 	snprintf(res.reason, sizeof(res.reason), "%s", reason);
 	res.doc = doc;
 	res.doc_len = doc ? (uint32_t)strlen(doc) : 0;
+	if (doc) { /* pair 0-1's sides say where their time went */
+		res.times_us[PP_MESH_T_START] = 1000 * (r + 1);
+		res.times_us[PP_MESH_T_DEVICE] = 20000;
+		res.times_us[PP_MESH_T_HANDSHAKE] = 3000;
+		res.times_us[PP_MESH_T_QP] = 4000;
+		res.times_us[PP_MESH_T_LOOP] = 30000 + 2000 * r;
+	}
 	ck_assert_int_eq(pp_mesh_view_side(v, r, peer, &res), 0);
 }
 
@@ -265,6 +272,7 @@ START_TEST(report_text)
 		"      node2: server: modify QP 0x000011 to RTR failed: Invalid argument\n"));
 	ck_assert_ptr_nonnull(strstr(
 		t,
+		"a pair's time, mean (largest) of 2 sides: process start 1.5 ms (2.0), device open 20.0 ms (20.0), handshake 3.0 ms (3.0), QP bring-up 4.0 ms (4.0), loop 31.0 ms (32.0)\n"
 		"mesh: 3 of 3 ranks joined, 3 pairs: 2 passed, 1 failed, in 2.5 s (bound 108 s)\n"));
 	free(t);
 	pp_mesh_view_free(&v);
@@ -289,12 +297,15 @@ START_TEST(report_json_svg)
 	/* the client's own document copied in; a bad one is null */
 	ck_assert_ptr_nonnull(strstr(
 		t,
-		"\"role\":\"client\",\"reported\":true,\"step\":\"ok\",\"error\":null,\"doc\":{\"role\":\"client\"}"));
+		"\"role\":\"client\",\"reported\":true,\"step\":\"ok\",\"error\":null,\"time_ms\":{\"start\":2,\"device\":20,\"handshake\":3,\"qp\":4,\"loop\":32},\"doc\":{\"role\":\"client\"}"));
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"\"pair_time_ms\":{\"sides\":2,\"mean\":{\"start\":1.5,\"device\":20,\"handshake\":3,\"qp\":4,\"loop\":31},\"max\":{\"start\":2,\"device\":20,\"handshake\":3,\"qp\":4,\"loop\":32}}"));
 	ck_assert_ptr_nonnull(strstr(t, "\"doc\":null"));
 	/* the pair kept without detail: two sides that reported, no doc */
 	ck_assert_ptr_nonnull(strstr(
 		t,
-		"{\"a\":0,\"b\":2,\"round\":1,\"result\":\"ok\",\"passed\":true,\"median_usec\":1234.5,\"path_mtu\":1024,\"why\":null,\"sides\":[{\"rank\":0,\"role\":\"server\",\"reported\":true,\"step\":\"ok\",\"error\":null,\"doc\":null}"));
+		"{\"a\":0,\"b\":2,\"round\":1,\"result\":\"ok\",\"passed\":true,\"median_usec\":1234.5,\"path_mtu\":1024,\"why\":null,\"sides\":[{\"rank\":0,\"role\":\"server\",\"reported\":true,\"step\":\"ok\",\"error\":null,\"time_ms\":null,\"doc\":null}"));
 	ck_assert_ptr_nonnull(strstr(
 		t,
 		"\"cells\":[[\"-\",\"31.2\",\"1234\"]\n,[\"31.2\",\"-\",\"RTR\"]"));
