@@ -4,6 +4,7 @@
  * (pp_mesh_env.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,7 +128,9 @@ static int read_root(const char *(*get)(const char *, void *), void *arg,
 		out->root_from = opt_root ? "--mesh-root" : "PP_MESH_ROOT";
 		return 0;
 	}
-	if (out->launcher == PP_MESH_SLURM) {
+	/* also under mpirun in an allocation: it places rank 0 first */
+	if (out->launcher == PP_MESH_SLURM ||
+	    first_set(get, arg, slurm_rank).value) {
 		nodes = first_set(get, arg, slurm_nodes);
 		if (nodes.value) {
 			ret = pp_hostlist_nth(nodes.value, 0, out->root,
@@ -149,9 +152,111 @@ static int read_root(const char *(*get)(const char *, void *), void *arg,
 	return EINVAL;
 }
 
+/* Is @s a usable id: 1 .. PP_MESH_ID_MAX - 1 printable bytes? */
+static bool id_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (!n || n >= PP_MESH_ID_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return false;
+	return true;
+}
+
+static const char *const slurm_job[] = { "SLURM_JOB_ID", "SLURM_JOBID", NULL };
+static const char *const slurm_step[] = { "SLURM_STEP_ID", "SLURM_STEPID",
+					  NULL };
+static const char *const pmix_ns[] = { "PMIX_NAMESPACE", NULL };
+static const char *const ompi_job[] = { "OMPI_MCA_ess_base_jobid",
+					"PMIX_NAMESPACE", NULL };
+
+/* The mesh's id: the option, PP_MESH_ID, the launcher's, else made. */
+static int read_id(const char *(*get)(const char *, void *), void *arg,
+		   const char *opt_id, uint32_t port, struct pp_mesh_env *out,
+		   struct pp_err *err)
+{
+	const char *env = get("PP_MESH_ID", arg);
+	struct var job = { 0 }, step = { 0 };
+
+	if (opt_id || (env && *env)) {
+		const char *id = opt_id ? opt_id : env;
+
+		out->id_from = opt_id ? "--mesh-id" : "PP_MESH_ID";
+		if (!id_ok(id)) {
+			pp_err_set(
+				err,
+				"--mesh: the mesh id '%.64s' from %s is empty, longer than %u bytes or not printable (give a short name such as the job's)",
+				id, out->id_from, PP_MESH_ID_MAX - 1);
+			return EINVAL;
+		}
+		snprintf(out->id, sizeof(out->id), "%s", id);
+		return 0;
+	}
+	if (out->launcher == PP_MESH_SLURM) {
+		job = first_set(get, arg, slurm_job);
+		step = first_set(get, arg, slurm_step);
+		if (job.value)
+			snprintf(out->id, sizeof(out->id), "slurm %.40s%s%.40s",
+				 job.value, step.value ? "." : "",
+				 step.value ? step.value : "");
+	} else if (out->launcher == PP_MESH_PMIX ||
+		   out->launcher == PP_MESH_PMI) {
+		job = first_set(get, arg, pmix_ns);
+		if (job.value)
+			snprintf(out->id, sizeof(out->id), "pmix %.100s",
+				 job.value);
+	} else if (out->launcher == PP_MESH_OMPI) {
+		job = first_set(get, arg, ompi_job);
+		if (job.value)
+			snprintf(out->id, sizeof(out->id), "openmpi %.100s",
+				 job.value);
+	}
+	if (job.value && id_ok(out->id)) {
+		out->id_from = job.name;
+		return 0;
+	}
+	/* what every rank was given alike */
+	snprintf(out->id, sizeof(out->id), "%.80s:%u size %u", out->root, port,
+		 out->size);
+	out->id_from = "-p, --mesh-size and rank 0's host";
+	return 0;
+}
+
+/*
+ * A Slurm step and an MPI launcher that disagree: the MPI launcher's
+ * variables are its own, Slurm's were inherited by mpirun from the batch
+ * step.  Return: the index in launchers[] to use.
+ */
+static size_t most_specific(const char *(*get)(const char *, void *), void *arg,
+			    size_t slurm)
+{
+	struct var srk = first_set(get, arg, launchers[slurm].rank);
+	struct var ssz = first_set(get, arg, launchers[slurm].size);
+	size_t i;
+
+	for (i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
+		struct var rk, sz;
+
+		if (launchers[i].id == PP_MESH_SLURM ||
+		    launchers[i].id == PP_MESH_K8S)
+			continue;
+		rk = first_set(get, arg, launchers[i].rank);
+		if (!rk.value)
+			continue;
+		sz = first_set(get, arg, launchers[i].size);
+		if (strcmp(rk.value, srk.value) ||
+		    (sz.value && (!ssz.value || strcmp(sz.value, ssz.value))))
+			return i;
+	}
+	return slurm;
+}
+
 int pp_mesh_env_read(const char *(*get)(const char *name, void *arg), void *arg,
 		     uint32_t opt_size, const char *opt_root,
-		     struct pp_mesh_env *out, struct pp_err *err)
+		     const char *opt_id, uint32_t port, struct pp_mesh_env *out,
+		     struct pp_err *err)
 {
 	struct var rk = { 0 }, sz = { 0 };
 	size_t i;
@@ -163,7 +268,11 @@ int pp_mesh_env_read(const char *(*get)(const char *name, void *arg), void *arg,
 		rk = first_set(get, arg, launchers[i].rank);
 		if (!rk.value)
 			continue;
+		if (launchers[i].id == PP_MESH_SLURM)
+			i = most_specific(get, arg, i);
+		rk = first_set(get, arg, launchers[i].rank);
 		out->launcher = launchers[i].id;
+		out->rank_from = rk.name;
 		sz = first_set(get, arg, launchers[i].size);
 		break;
 	}
@@ -181,7 +290,10 @@ int pp_mesh_env_read(const char *(*get)(const char *name, void *arg), void *arg,
 			return EINVAL;
 		}
 	}
-	return read_root(get, arg, opt_root, out, err);
+	ret = read_root(get, arg, opt_root, out, err);
+	if (ret)
+		return ret;
+	return read_id(get, arg, opt_id, port, out, err);
 }
 
 const char *pp_mesh_launcher_name(enum pp_mesh_launcher l)

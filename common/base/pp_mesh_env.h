@@ -12,8 +12,18 @@
  *   Kubernetes  JOB_COMPLETION_INDEX (an Indexed Job); the size from
  *               --mesh-size
  *   none        --mesh-size, ranks given by rank 0 in order of arrival
+ * A Slurm step's variables and an MPI launcher's (PMIx, PMI, Open MPI)
+ * that disagree on the rank or the size: the MPI launcher's win, since
+ * mpirun inside an sbatch script inherits the batch step's SLURM_PROCID and
+ * SLURM_NTASKS (srun --mpi=pmix sets both alike).
  * Rank 0's host: --mesh-root, else PP_MESH_ROOT, else Slurm's node list.
  * A size from the launcher and a different --mesh-size is an error.
+ *
+ * The mesh's id, which every rank's JOIN carries and rank 0 checks, so
+ * that two meshes on one port never merge: --mesh-id, else PP_MESH_ID,
+ * else the launcher's (Slurm "slurm JOB.STEP"; PMIx "pmix NAMESPACE"; Open
+ * MPI "openmpi JOBID"), else made from what every rank was given: "HOST:PORT
+ * size N" (rank 0's host, -p, the size).
  */
 #ifndef PP_MESH_ENV_H
 #define PP_MESH_ENV_H
@@ -33,13 +43,17 @@ enum pp_mesh_launcher {
 };
 
 #define PP_MESH_RANK_ANY UINT32_MAX /* no launcher: rank 0 assigns it */
+#define PP_MESH_ID_MAX 128	    /* a mesh id's room, NUL included */
 
 struct pp_mesh_env {
 	enum pp_mesh_launcher launcher;
 	uint32_t rank;			 /* PP_MESH_RANK_ANY with no launcher */
 	uint32_t size;			 /* 2 .. PP_MESH_MAX_RANKS */
 	char root[PP_HOSTLIST_HOST_MAX]; /* rank 0's host */
-	const char *root_from; /* "--mesh-root", "PP_MESH_ROOT", ... */
+	const char *root_from;	 /* "--mesh-root", "PP_MESH_ROOT", ... */
+	const char *rank_from;	 /* the variable the rank came from; NULL */
+	char id[PP_MESH_ID_MAX]; /* the mesh's id */
+	const char *id_from; /* "--mesh-id", "PP_MESH_ID", "SLURM_JOB_ID", ... */
 };
 
 /**
@@ -49,16 +63,20 @@ struct pp_mesh_env {
  * @arg: passed to @get
  * @opt_size: --mesh-size, 0 when not given
  * @opt_root: --mesh-root, NULL when not given
- * @out: the rank, size, root host and launcher
+ * @opt_id: --mesh-id, NULL when not given
+ * @port: -p, for an id made from what every rank was given
+ * @out: the rank, size, root host, launcher and mesh id
  * @err: one line naming the variable or option and what to do
  *
  * Return: 0; EINVAL (a variable that is not a number, a rank not below the
  * size, no size, no root host, sizes that disagree, a node list that does
- * not parse); ERANGE (a size above PP_MESH_MAX_RANKS, or below 2).
+ * not parse, an id that is empty, too long or not printable); ERANGE (a
+ * size above PP_MESH_MAX_RANKS, or below 2).
  */
 int pp_mesh_env_read(const char *(*get)(const char *name, void *arg), void *arg,
 		     uint32_t opt_size, const char *opt_root,
-		     struct pp_mesh_env *out, struct pp_err *err);
+		     const char *opt_id, uint32_t port, struct pp_mesh_env *out,
+		     struct pp_err *err);
 
 /**
  * pp_mesh_launcher_name() - "slurm", "pmix", "pmi", "openmpi",

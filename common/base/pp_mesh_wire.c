@@ -141,6 +141,7 @@ static void enc_body(const struct pp_mesh_msg *m, struct wr *w)
 		put_str(w, j->gid_reason, sizeof(j->gid_reason));
 		put_str(w, j->version, sizeof(j->version));
 		put_str(w, j->error, sizeof(j->error));
+		put_str(w, j->mesh_id, sizeof(j->mesh_id));
 		break;
 	case PP_MESH_WELCOME:
 		put_u(w, wl->rank, 4);
@@ -233,12 +234,13 @@ static void dec_join(struct rd *r, struct pp_mesh_join *j)
 	get_str(r, j->gid_reason, sizeof(j->gid_reason));
 	get_str(r, j->version, sizeof(j->version));
 	get_str(r, j->error, sizeof(j->error));
+	get_str(r, j->mesh_id, sizeof(j->mesh_id));
 	if (r->err)
 		return;
 	if ((j->want_rank != PP_MESH_RANK_ANY &&
 	     j->want_rank >= PP_MESH_MAX_RANKS) ||
 	    j->size < 2 || j->size > PP_MESH_MAX_RANKS || !j->host[0] ||
-	    j->gid_index < -1 || j->active_mtu > 4096)
+	    !j->mesh_id[0] || j->gid_index < -1 || j->active_mtu > 4096)
 		r->err = EPROTO;
 }
 

@@ -13,7 +13,8 @@
  *           size u32 | tool u8 | transport u8 | ib_port u8 | gid_type u8 |
  *           link_layer u8 | gid_family u8 | gid_index i16 (-1: none) |
  *           active_mtu u32 | host | dev | gid | gid_reason | version |
- *           error (the device could not be opened: why; else empty)
+ *           error (the device could not be opened: why; else empty) |
+ *           mesh_id (the mesh this rank belongs to, pp_mesh_env.h)
  *   WELCOME 0 -> rank: rank u32 | size u32 | pair_ms u32 | round_ms u32
  *   REFUSE  0 -> rank: text (why it may not join)
  *   RUN     0 -> rank: round u32 | peer u32 | role u8 (bit 0: connect, else
@@ -35,8 +36,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pp_mesh_env.h" /* PP_MESH_ID_MAX */
+
 #define PP_MESH_WIRE_MAGIC 0x50504d53U /* "PPMS" */
-#define PP_MESH_WIRE_VERSION 1
+#define PP_MESH_WIRE_VERSION 2	       /* 2: JOIN carries the mesh id */
 #define PP_MESH_WIRE_HDR 12
 #define PP_MESH_DOC_MAX (1U << 20) /* a pair's document, bytes */
 #define PP_MESH_WIRE_MAX (PP_MESH_DOC_MAX + 4096)
@@ -86,6 +89,7 @@ struct pp_mesh_join {
 	char gid_reason[PP_MESH_WHY_MAX];
 	char version[PP_MESH_VER_MAX];
 	char error[PP_MESH_TEXT_MAX];
+	char mesh_id[PP_MESH_ID_MAX];
 };
 
 struct pp_mesh_welcome {

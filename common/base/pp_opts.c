@@ -579,6 +579,16 @@ static const struct opt_def opt_table[] = {
 		.help = "--mesh: rank 0 writes the matrix as an SVG heatmap to FILE",
 	},
 	{
+		.id = PP_OPT_MESH_ID,
+		.name = "mesh-id",
+		.arg = "ID",
+		.kind = OPT_STR,
+		.tools = TOOLS_ALL,
+		.help = "--mesh: the mesh's name; rank 0 refuses a rank that names another, so two meshes on one port never merge",
+		.unset =
+			"$PP_MESH_ID, else the launcher's job (Slurm job and step, PMIx namespace, Open MPI job), else rank 0's host, -p and the size",
+	},
+	{
 		.id = PP_OPT_VERSION,
 		.name = "version",
 		.letter = 'V',
@@ -877,6 +887,8 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 			o->mesh_root = arg;
 		else if (d->id == PP_OPT_MESH_SVG)
 			o->mesh_svg = arg;
+		else if (d->id == PP_OPT_MESH_ID)
+			o->mesh_id = arg;
 		else
 			o->ib_devname = arg;
 		break;
@@ -1160,7 +1172,7 @@ static const enum pp_opt_id not_mesh[] = {
 /* The --mesh-* options that need --mesh. */
 static const enum pp_opt_id mesh_only[] = {
 	PP_OPT_MESH_SIZE, PP_OPT_MESH_ROOT, PP_OPT_MESH_SERIAL,
-	PP_OPT_MESH_JOIN, PP_OPT_MESH_SVG,
+	PP_OPT_MESH_JOIN, PP_OPT_MESH_SVG,  PP_OPT_MESH_ID,
 };
 
 static int opt_check_mesh(const struct pp_opts *o, struct pp_err *err)

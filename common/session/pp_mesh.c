@@ -540,6 +540,7 @@ static int worker(struct rank_ctx *c, const char *connect_to)
 	}
 	m.u.join.want_rank = c->env.rank;
 	m.u.join.size = c->env.size;
+	snprintf(m.u.join.mesh_id, sizeof(m.u.join.mesh_id), "%s", c->env.id);
 	ret = send_msg(c->ctl, &m, pp_deadline((int)o->timeout_ms));
 	/* rank 0 answers when the joining is over */
 	deadline = pp_deadline((int)o->mesh_join_s * 1000 + SLACK_MS);
@@ -651,6 +652,14 @@ static void take_join(struct coord *c, int fd, uint32_t *next_any)
 	free(body);
 	if (ret || m.type != PP_MESH_JOIN) {
 		close(fd); /* not one of ours, or it gave up */
+		return;
+	}
+	if (strcmp(m.u.join.mesh_id, c->env->id)) {
+		snprintf(
+			m.u.text, sizeof(m.u.text),
+			"it belongs to mesh '%.120s', rank 0 runs mesh '%.120s' (two meshes on one port: give one of them another -p)",
+			m.u.join.mesh_id, c->env->id);
+		refuse(fd, &m);
 		return;
 	}
 	if (m.u.join.size != c->v.n) {
@@ -1266,7 +1275,7 @@ int pp_mesh_main(struct pp_opts *o)
 	if (!(o->set & PP_OPT_BIT(PP_OPT_CPU)))
 		o->cpu_spec = "none";
 	ret = pp_mesh_env_read(env_get, NULL, o->mesh_size, o->mesh_root,
-			       &rc.env, &err);
+			       o->mesh_id, o->port, &rc.env, &err);
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", o->prog, err.msg);
 		return PP_EXIT_USAGE;

@@ -205,7 +205,8 @@ static const char *fake_get(const char *name, void *arg)
 static int read_env(const char *const *env, uint32_t size, const char *root,
 		    struct pp_mesh_env *out, struct pp_err *err)
 {
-	return pp_mesh_env_read(fake_get, (void *)env, size, root, out, err);
+	return pp_mesh_env_read(fake_get, (void *)env, size, root, NULL, 18515,
+				out, err);
 }
 
 START_TEST(env_slurm)
@@ -217,9 +218,18 @@ START_TEST(env_slurm)
 			      "SLURM_STEP_NODELIST=n1", NULL };
 	const char *badlist[] = { "SLURM_PROCID=1", "SLURM_NTASKS=2",
 				  "SLURM_STEP_NODELIST=n[1-", NULL };
-	const char *both[] = { "PMIX_RANK=0",	   "PMI_SIZE=9",
+	const char *both[] = { "PMIX_RANK=1",	   "PMI_SIZE=2",
 			       "SLURM_PROCID=1",   "SLURM_NTASKS=2",
 			       "SLURM_NODELIST=a", NULL };
+	/* mpirun inside sbatch: the batch step's rank 0 of 1 inherited */
+	const char *inherited[] = { "OMPI_COMM_WORLD_RANK=5",
+				    "OMPI_COMM_WORLD_SIZE=8",
+				    "OMPI_MCA_ess_base_jobid=3735945217",
+				    "SLURM_PROCID=0",
+				    "SLURM_NTASKS=1",
+				    "SLURM_JOB_ID=4242",
+				    "SLURM_JOB_NODELIST=gpu[03-04]",
+				    NULL };
 	struct pp_err err = { .msg = "" };
 	struct pp_mesh_env e;
 
@@ -244,9 +254,69 @@ START_TEST(env_slurm)
 	ck_assert_int_eq(read_env(badlist, 0, NULL, &e, &err), EINVAL);
 	ck_assert_int_eq(read_env(both, 0, NULL, &e, &err), 0);
 	ck_assert_int_eq(e.launcher, PP_MESH_SLURM); /* srun --mpi=pmix */
+	ck_assert_str_eq(e.rank_from, "SLURM_PROCID");
 	ck_assert_uint_eq(e.rank, 1);
 	ck_assert_uint_eq(e.size, 2);
+	ck_assert_str_eq(e.root, "a");
+	ck_assert_int_eq(read_env(inherited, 0, NULL, &e, &err), 0);
+	ck_assert_int_eq(e.launcher, PP_MESH_OMPI);
+	ck_assert_str_eq(e.rank_from, "OMPI_COMM_WORLD_RANK");
+	ck_assert_uint_eq(e.rank, 5);
+	ck_assert_uint_eq(e.size, 8);
+	ck_assert_str_eq(e.root, "gpu03"); /* mpirun puts rank 0 first */
+	ck_assert_str_eq(e.id, "openmpi 3735945217");
+	ck_assert_int_eq(read_env(badlist, 0, NULL, &e, &err), EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.msg, "give --mesh-root HOST"));
+}
+END_TEST
+
+/* The mesh id: the option, PP_MESH_ID, the launcher's, else made. */
+START_TEST(env_mesh_id)
+{
+	const char *slurm[] = { "SLURM_PROCID=3",	  "SLURM_NTASKS=8",
+				"SLURM_STEP_NODELIST=n1", "SLURM_JOB_ID=4242",
+				"SLURM_STEP_ID=7",	  NULL };
+	const char *slurm_job[] = { "SLURM_PROCID=3", "SLURM_NTASKS=8",
+				    "SLURM_NODELIST=n1", "SLURM_JOBID=99",
+				    NULL };
+	const char *pmix[] = { "PMIX_RANK=2", "PMI_SIZE=4",
+			       "PMIX_NAMESPACE=prterun-h-1234@1", NULL };
+	const char *named[] = { "PP_MESH_ID=rack7",  "SLURM_PROCID=3",
+				"SLURM_NTASKS=8",    "SLURM_STEP_NODELIST=n1",
+				"SLURM_JOB_ID=4242", NULL };
+	const char *bad[] = { "PP_MESH_ID=a\tb", NULL };
+	const char *none[] = { NULL };
+	struct pp_err err = { .msg = "" };
+	struct pp_mesh_env e;
+	char longid[PP_MESH_ID_MAX + 1];
+
+	ck_assert_int_eq(read_env(slurm, 0, NULL, &e, &err), 0);
+	ck_assert_str_eq(e.id, "slurm 4242.7");
+	ck_assert_str_eq(e.id_from, "SLURM_JOB_ID");
+	ck_assert_int_eq(read_env(slurm_job, 0, NULL, &e, &err), 0);
+	ck_assert_str_eq(e.id, "slurm 99");
+	ck_assert_int_eq(read_env(pmix, 0, "h", &e, &err), 0);
+	ck_assert_str_eq(e.id, "pmix prterun-h-1234@1");
+	ck_assert_int_eq(read_env(named, 0, NULL, &e, &err), 0);
+	ck_assert_str_eq(e.id, "rack7");
+	ck_assert_str_eq(e.id_from, "PP_MESH_ID");
+	/* the option wins over the variable */
+	ck_assert_int_eq(pp_mesh_env_read(fake_get, (void *)named, 0, NULL,
+					  "job-a", 18515, &e, &err),
+			 0);
+	ck_assert_str_eq(e.id, "job-a");
+	ck_assert_str_eq(e.id_from, "--mesh-id");
+	/* no launcher, no name: what every rank was given */
+	ck_assert_int_eq(read_env(none, 4, "node1", &e, &err), 0);
+	ck_assert_str_eq(e.id, "node1:18515 size 4");
+	ck_assert_int_eq(read_env(bad, 4, "node1", &e, &err), EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not printable"));
+	memset(longid, 'x', PP_MESH_ID_MAX);
+	longid[PP_MESH_ID_MAX] = '\0';
+	ck_assert_int_eq(pp_mesh_env_read(fake_get, (void *)none, 4, "node1",
+					  longid, 18515, &e, &err),
+			 EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "--mesh-id"));
 }
 END_TEST
 
@@ -319,6 +389,7 @@ static Suite *mesh_place_suite(void)
 	tcase_add_test(tc, pair_index_order);
 	tcase_add_test(tc, env_slurm);
 	tcase_add_test(tc, env_pmi_ompi_k8s);
+	tcase_add_test(tc, env_mesh_id);
 	suite_add_tcase(s, tc);
 	return s;
 }

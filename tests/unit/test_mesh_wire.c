@@ -44,6 +44,7 @@ static void sample(uint16_t type, struct pp_mesh_msg *m)
 		strcpy(m->u.join.gid, "::ffff:10.99.1.7");
 		strcpy(m->u.join.gid_reason, "GID index 1: RoCE v2, IPv4");
 		strcpy(m->u.join.version, "0.1.0 (abc1234)");
+		strcpy(m->u.join.mesh_id, "slurm 4242.0");
 		break;
 	case PP_MESH_WELCOME:
 		m->u.welcome = (struct pp_mesh_welcome){ 3, 16, 31000, 36000 };
@@ -163,9 +164,9 @@ START_TEST(hostile_fields)
 	buf[0] ^= 1;
 	ck_assert_int_eq(pp_mesh_wire_header(buf, &type, &len), EPROTO);
 	buf[0] ^= 1;
-	buf[5] = 2;
+	buf[5] = PP_MESH_WIRE_VERSION - 1; /* a rank of the version before */
 	ck_assert_int_eq(pp_mesh_wire_header(buf, &type, &len), EPROTO);
-	buf[5] = 1;
+	buf[5] = PP_MESH_WIRE_VERSION;
 	buf[7] = 0;
 	ck_assert_int_eq(pp_mesh_wire_header(buf, &type, &len), EPROTO);
 	buf[7] = 8;
@@ -201,6 +202,12 @@ START_TEST(hostile_fields)
 			 EPROTO);
 
 	/* values outside their range */
+	sample(PP_MESH_JOIN, &m);
+	m.u.join.mesh_id[0] = '\0'; /* a rank that names no mesh */
+	ck_assert_int_eq(pp_mesh_wire_encode(&m, buf, sizeof(buf), &n), 0);
+	ck_assert_int_eq(pp_mesh_wire_decode(PP_MESH_JOIN, b,
+					     n - PP_MESH_WIRE_HDR, &d),
+			 EPROTO);
 	sample(PP_MESH_JOIN, &m);
 	m.u.join.size = 1;
 	ck_assert_int_eq(pp_mesh_wire_encode(&m, buf, sizeof(buf), &n), 0);
