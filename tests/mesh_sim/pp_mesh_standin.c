@@ -39,7 +39,9 @@
  *   --garbage MS     a connection that sends bytes that are not a record,
  *                    every MS, held open
  *   --stray-for S    strays and garbage only in the first S seconds
- *   --mesh-id ID     the mesh id its JOINs carry
+ *   --mesh-id ID     the mesh id its JOINs carry (default: PP_MESH_ID, else
+ *                    the id rank 0 makes with no launcher from --root,
+ *                    --port and --size; under a launcher give it)
  * A pair with rank 0 (rank 0's own worker, which has no device here and
  * reports DEV) gets a CONN heard from the peer on the stand-in's side, so
  * its cell is DEV.  A passing pair's client side carries the median, its
@@ -146,7 +148,8 @@ struct model {
 	const char *root;
 	uint32_t port, size;
 	bool any;
-	const char *mesh_id;
+	char mesh_id[PP_MESH_ID_MAX];
+	const char *opt_id; /* --mesh-id */
 	uint8_t tool, transport;
 	double base_us;
 	double *added_us;   /* per rank */
@@ -389,10 +392,7 @@ static void send_join(const struct model *md, struct rank *r)
 		 "a stand-in rank (tests/mesh_sim)");
 	pp_version_get(&v);
 	snprintf(j->version, sizeof(j->version), "%s (%s)", v.project, v.git);
-#ifdef PP_MESH_ID_MAX
-	if (md->mesh_id)
-		snprintf(j->mesh_id, sizeof(j->mesh_id), "%s", md->mesh_id);
-#endif
+	snprintf(j->mesh_id, sizeof(j->mesh_id), "%s", md->mesh_id);
 	if (queue(r, &m))
 		finish(r, O_NOT_IN, "could not encode its JOIN");
 	else
@@ -1048,6 +1048,32 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* PP_MESH_ID alone of the environment: no launcher for the id. */
+static const char *id_env(const char *name, void *arg)
+{
+	(void)arg;
+	return strcmp(name, "PP_MESH_ID") ? NULL : getenv(name);
+}
+
+/*
+ * The id the JOINs carry: --mesh-id, else PP_MESH_ID, else the one rank 0
+ * makes without a launcher from its host, -p and the size (the library's
+ * rule, pp_mesh_env_read()).  Under a launcher, give --mesh-id.
+ */
+static int mesh_id(struct model *md)
+{
+	struct pp_mesh_env env;
+	struct pp_err err = { .msg = "" };
+
+	if (pp_mesh_env_read(id_env, NULL, md->size, md->root, md->opt_id,
+			     md->port, &env, &err)) {
+		fprintf(stderr, "pp_mesh_standin: %s\n", err.msg);
+		return 2;
+	}
+	snprintf(md->mesh_id, sizeof(md->mesh_id), "%s", env.id);
+	return 0;
+}
+
 /* The options that need the size are kept and read after it. */
 struct later {
 	int opt;
@@ -1224,7 +1250,7 @@ int main(int argc, char **argv)
 			md.any = true;
 			break;
 		case OPT_MESH_ID:
-			md.mesh_id = a;
+			md.opt_id = a;
 			break;
 		case OPT_TOOL:
 			for (v = PP_TOOL_RC; v <= PP_TOOL_XRC; v++)
@@ -1323,6 +1349,9 @@ int main(int argc, char **argv)
 		usage(stderr, prog);
 		return 2;
 	}
+	ret = mesh_id(&md);
+	if (ret)
+		return ret;
 	n = md.size;
 	md.added_us = calloc(n, sizeof(*md.added_us));
 	md.fail_step = calloc(n, sizeof(*md.fail_step));
