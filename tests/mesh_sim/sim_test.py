@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The mesh at scale, with no RDMA device: the real rank 0 (TOOL --mesh)
+against pp_mesh_standin playing the other ranks over loopback
+(docs/testing.md, "The mesh at scale").
+
+Usage: sim_test.py CASE --tool PATH --standin PATH --port P [--n N]
+
+Cases (N=1024 unless --n says otherwise):
+  all_join     every rank reads its facts for ~0.5 s, then joins at once:
+               all N join, every round completes, the pair counts match
+  slow_rank    one rank adds 200 usec to each of its pairs: rank 0 names it
+               slow, and only it
+  absent_dead  one rank never joins, one dies at round 3: both named, with
+               their reasons
+  stray        (N=3) one rank missing, --mesh-join 5, a silent connection
+               every 0.3 s and a garbage one every 0.7 s: rank 0's "mesh:"
+               line within --mesh-join + 2 s, the real ranks welcomed
+  foreign      another mesh's 16 ranks (another mesh id) join first: each
+               refused naming both ids; the mesh finishes with its own N
+  emfile       (N=200) rank 0 under ulimit -n 64 (soft and hard): it exits
+               within 5 s, non-zero, with one line naming the limit, and
+               does not spin
+
+Rank 0's own worker has no device here: its N-1 pairs end DEV, and so its
+exit status is 1; every check counts them.  Each process is bounded; a case
+prints what it checked and, on failure, each failed check and the tails of
+the outputs, and exits 1.
+"""
+import argparse
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+LAUNCHER_VARS = re.compile(r"^(SLURM_|PMIX_|PMI_|OMPI_|JOB_COMPLETION_INDEX$|PP_MESH_)")
+
+
+def clean_env(extra=None):
+    """The environment without any launcher's variables (a CI runner
+    inside Slurm must not make rank 0 a rank of its step)."""
+    env = {k: v for k, v in os.environ.items() if not LAUNCHER_VARS.match(k)}
+    env.update(extra or {})
+    return env
+
+
+class Proc:
+    """A process in its own session (rank 0's worker child dies with it),
+    its stdout lines timestamped by a reader thread, its stderr to a file."""
+
+    def __init__(self, argv, workdir, name, env=None, nofile=None):
+        self.name = name
+        self.t0 = time.monotonic()
+        self.lines = []  # (seconds since start, line)
+        self.err_path = os.path.join(workdir, name + ".err")
+        self.out_path = os.path.join(workdir, name + ".out")
+        preexec = None
+        if nofile:
+            def preexec():
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+        self.errf = open(self.err_path, "wb")
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                  stderr=self.errf, env=env or clean_env(),
+                                  start_new_session=True,
+                                  preexec_fn=preexec)
+        self.rc = None
+        self.rusage = None
+        self.elapsed = None
+        self.killed = False
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        with open(self.out_path, "w", errors="replace") as out:
+            for raw in self.p.stdout:
+                line = raw.decode(errors="replace")
+                self.lines.append((time.monotonic() - self.t0, line))
+                out.write(line)
+
+    def first(self, pattern):
+        """(time, match) of the first stdout line matching, or None."""
+        for t, line in list(self.lines):
+            m = re.search(pattern, line)
+            if m:
+                return t, m
+        return None
+
+    def wait_for_line(self, pattern, bound):
+        """Wait until a stdout line matches or @bound s from the start."""
+        while time.monotonic() - self.t0 < bound:
+            hit = self.first(pattern)
+            if hit or self.poll():
+                return hit or self.first(pattern)
+            time.sleep(0.02)
+        return self.first(pattern)
+
+    def poll(self):
+        if self.rc is not None:
+            return True
+        pid, status, ru = os.wait4(self.p.pid, os.WNOHANG)
+        if pid == 0:
+            return False
+        self.rc = os.waitstatus_to_exitcode(status)
+        self.rusage = ru
+        self.elapsed = time.monotonic() - self.t0
+        self.p.returncode = self.rc
+        return True
+
+    def wait(self, bound):
+        """Wait until @bound s from the start; then kill it (killed=True)."""
+        while not self.poll():
+            if time.monotonic() - self.t0 >= bound:
+                self.kill()
+                while not self.poll():
+                    time.sleep(0.01)
+                break
+            time.sleep(0.02)
+        self.reader.join(timeout=10)
+        self.errf.close()
+        return self.rc
+
+    def kill(self):
+        self.killed = True
+        try:
+            os.killpg(self.p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def text(self):
+        return "".join(line for _, line in self.lines)
+
+    def stderr(self):
+        with open(self.err_path, errors="replace") as f:
+            return f.read()
+
+    def cpu(self):
+        return self.rusage.ru_utime + self.rusage.ru_stime if self.rusage else None
+
+
+class Case:
+    def __init__(self, args):
+        self.a = args
+        self.failures = []
+        self.procs = []
+        self.dir = tempfile.mkdtemp(prefix="mesh_sim.")
+
+    def check(self, ok, what):
+        print(("ok:   " if ok else "FAIL: ") + what, flush=True)
+        if not ok:
+            self.failures.append(what)
+        return ok
+
+    def rank0(self, n, extra, env=None, nofile=None):
+        argv = [self.a.tool, "--mesh", "--mesh-size", str(n), "--mesh-root",
+                "127.0.0.1", "-p", str(self.a.port), "-T", "2", "-n", "10"]
+        p = Proc(argv + extra, self.dir, "rank0", env=env, nofile=nofile)
+        self.procs.append(p)
+        return p
+
+    def standin(self, n, extra, name="standin"):
+        argv = [self.a.standin, "--port", str(self.a.port), "--size", str(n),
+                "--root", "127.0.0.1"]
+        p = Proc(argv + extra, self.dir, name)
+        self.procs.append(p)
+        return p
+
+    def finish(self):
+        for p in self.procs:
+            if p.rc is None:
+                p.wait(0)
+        if self.failures:
+            for p in self.procs:
+                lines = p.text().splitlines()
+                print("---- %s: exit %s%s, stdout (%d lines; first 3, last 12), "
+                      "stderr (last 10):" % (p.name, p.rc,
+                                            " (killed)" if p.killed else "",
+                                            len(lines)))
+                if len(lines) > 15:
+                    lines = lines[:3] + ["..."] + lines[-12:]
+                for line in lines:
+                    print("  " + line[:300])
+                for line in p.stderr().splitlines()[-10:]:
+                    print("  ! " + line[:300])
+            print("%d check(s) failed; outputs in %s" % (len(self.failures),
+                                                        self.dir))
+            return 1
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return 0
+
+
+def standin_counts(p):
+    m = re.search(r"standin: ranks (\d+) \((\w+)\), welcomed (\d+), refused "
+                  r"(\d+), not taken in (\d+), ended (\d+), gone (\d+), died "
+                  r"(\d+), silent (\d+)", p.text())
+    if not m:
+        return None
+    keys = ("ranks", "mode", "welcomed", "refused", "not_in", "ended", "gone",
+            "died", "silent")
+    return {k: (v if k == "mode" else int(v)) for k, v in zip(keys, m.groups())}
+
+
+def num(s):
+    return int(s.replace(",", ""))
+
+
+N_ = r"([\d,]+)"
+
+
+def first_line(p):
+    """Rank 0's "mesh: J of N ranks joined ..." line before the rounds."""
+    return p.first(r"^mesh: " + N_ + " of " + N_ + r" ranks joined \(")
+
+
+def summary_line(p):
+    return p.first(r"^mesh: " + N_ + " of " + N_ + r" ranks joined, " + N_ +
+                   r" pairs: " + N_ + r" passed, " + N_ + r" failed")
+
+
+def check_mesh(c, r0, n, joined, failed, rc=1):
+    """Rank 0's lines: @joined of @n joined, before and after the rounds,
+    every pair counted, @failed failed (None: not checked), exit @rc."""
+    c.check(not r0.killed and r0.rc == rc,
+            "rank 0 ended by itself with exit status %d (got %s%s)" %
+            (rc, r0.rc, ", killed at its bound" if r0.killed else ""))
+    f = first_line(r0)
+    c.check(f is not None and num(f[1].group(1)) == joined and
+            num(f[1].group(2)) == n,
+            "rank 0's first line: %d of %d ranks joined (got: %s)" %
+            (joined, n, f[1].group(0) if f else "no such line"))
+    s = summary_line(r0)
+    pairs = n * (n - 1) // 2
+    if not c.check(s is not None, "rank 0's summary line is there"):
+        return None
+    g = [num(x) for x in s[1].groups()]
+    c.check(g[0] == joined and g[1] == n,
+            "summary: %d of %d joined (got %d of %d)" % (joined, n, g[0], g[1]))
+    c.check(g[2] == pairs and g[3] + g[4] == pairs,
+            "summary: %d pairs, passed + failed = pairs (got %d: %d + %d)" %
+            (pairs, g[2], g[3], g[4]))
+    if failed is not None:
+        c.check(g[4] == failed,
+                "summary: %d failed, %d passed (got %d failed, %d passed)" %
+                (failed, pairs - failed, g[4], g[3]))
+    return g
+
+
+def check_standin(c, s, **want):
+    got = standin_counts(s)
+    if not c.check(got is not None and not s.killed,
+                   "%s printed its summary and ended by itself" % s.name):
+        return None
+    for k, v in want.items():
+        c.check(got[k] == v, "%s: %s %d (got %d)" % (s.name, k, v, got[k]))
+    return got
+
+
+def case_all_join(c, n):
+    r0 = c.rank0(n, ["--mesh-join", "20"])
+    s = c.standin(n, ["--any", "--facts", "500", "--join-s", "20"])
+    r0.wait(150)
+    s.wait(r0.elapsed + 15)
+    # rank 0's own pairs: DEV (its worker has no device), all others pass
+    check_mesh(c, r0, n, n, n - 1)
+    check_standin(c, s, welcomed=n - 1, ended=n - 1, not_in=0, gone=0)
+    c.check(re.search(r"standin: end status 1: %d ranks" % (n - 1), s.text())
+            is not None, "every stand-in rank got END with status 1")
+    text = r0.text()
+    c.check("DEV" in text and "ABSENT" not in text and "GONE" not in text,
+            "rank 0's failed pairs are DEV, none ABSENT or GONE")
+
+
+def case_slow_rank(c, n):
+    slow = 17 if n > 17 else n - 1
+    env = clean_env({"OMPI_COMM_WORLD_RANK": "0",
+                     "OMPI_COMM_WORLD_SIZE": str(n)})
+    r0 = c.rank0(n, ["--mesh-id", "sim-slow", "--mesh-join", "20"], env=env)
+    s = c.standin(n, ["--mesh-id", "sim-slow", "--base-us", "20", "--add",
+                      "%d:200" % slow, "--join-s", "20"])
+    r0.wait(150)
+    s.wait(r0.elapsed + 15)
+    check_mesh(c, r0, n, n, n - 1)
+    check_standin(c, s, welcomed=n - 1, ended=n - 1)
+    named = re.findall(r"slow: (\S+) \(rank (\d+)\) adds ([\d.,]+) usec",
+                       r0.text())
+    c.check([int(r) for _, r, _ in named] == [slow],
+            "rank 0 names rank %d slow, and no other (named: %s)" %
+            (slow, ", ".join("%s (rank %s) +%s" % x for x in named) or "none"))
+    if named:
+        add = float(named[0][2].replace(",", ""))
+        c.check(abs(add - 200) <= 2,
+                "it adds 200 usec per pair (said: %.1f)" % add)
+
+
+def case_absent_dead(c, n):
+    env = clean_env({"OMPI_COMM_WORLD_RANK": "0",
+                     "OMPI_COMM_WORLD_SIZE": str(n)})
+    absent, dead, k = n - 1, n // 2, 3
+    r0 = c.rank0(n, ["--mesh-id", "sim-dead", "--mesh-join", "8"], env=env)
+    s = c.standin(n, ["--mesh-id", "sim-dead", "--ranks",
+                      "1-%d" % (absent - 1), "--die", "%d:%d" % (dead, k),
+                      "--join-s", "20"])
+    r0.wait(150)
+    s.wait(r0.elapsed + 15)
+    check_mesh(c, r0, n, n - 1, None)
+    check_standin(c, s, welcomed=n - 2, died=1, ended=n - 3)
+    text = r0.text()
+    c.check(re.search(r"never joined: rank %d \(within [^)]*--mesh-join 8" %
+                      absent, text) is not None,
+            "rank 0 names rank %d: never joined, within --mesh-join 8 s" %
+            absent)
+    m = re.search(r"gone: \S+ \(rank %d\): (.*)" % dead, text)
+    c.check(m is not None and "round %d" % k in m.group(1) and
+            "closed" in m.group(1),
+            "rank 0 names rank %d gone: its connection closed in round %d "
+            "(said: %s)" % (dead, k, m.group(1) if m else "nothing"))
+    c.check(re.search(r"gone: \S+ \(rank (?!%d\))" % dead, text) is None,
+            "no other rank is gone")
+
+
+def case_stray(c, n):
+    join, slack = 5, 2
+    r0 = c.rank0(n, ["--mesh-join", str(join), "-T", "5"])
+    s = c.standin(n, ["--any", "--ranks", "1", "--stray", "300", "--garbage",
+                      "700", "--stray-for", "30", "--join-s", str(join)])
+    bound = join + slack + 0.5  # + rank 0's own start
+    hit = r0.wait_for_line(r"^mesh: ", bound)
+    if not c.check(hit is not None and hit[0] <= bound,
+                   "rank 0's mesh: line within --mesh-join %d s + %d s "
+                   "(+0.5 s to start) (it came %s)" %
+                   (join, slack, "at %.1f s" % hit[0] if hit else
+                    "not within %.1f s" % bound)):
+        r0.kill()
+    r0.wait(bound + 30)
+    s.wait(r0.elapsed + 15)
+    if hit:
+        check_mesh(c, r0, n, n - 1, None)
+    st = check_standin(c, s, welcomed=1, ended=1)
+    m = re.search(r"standin: strays (\d+)", s.text())
+    c.check(m is not None and int(m.group(1)) >= 10,
+            "the stand-in opened stray connections while rank 0 waited "
+            "(%s)" % (m.group(1) if m else "none"))
+    if st:
+        c.check(re.search(r"never joined: rank %d\b" % (n - 1), r0.text())
+                is not None, "rank 0 names the missing rank %d" % (n - 1))
+
+
+def case_foreign(c, n):
+    nb = min(16, n - 1)
+    r0 = c.rank0(n, ["--mesh-id", "sim-A", "--mesh-join", "20"])
+    b = c.standin(n, ["--mesh-id", "sim-B", "--ranks", "1-%d" % nb,
+                      "--join-s", "20"], name="standin-B")
+    time.sleep(0.3)  # B's JOINs first: they ask for ranks 1..16
+    a = c.standin(n, ["--mesh-id", "sim-A", "--any", "--join-s", "20"],
+                  name="standin-A")
+    r0.wait(150)
+    a.wait(r0.elapsed + 15)
+    b.wait(r0.elapsed + 15)
+    check_mesh(c, r0, n, n, n - 1)
+    check_standin(c, a, welcomed=n - 1, ended=n - 1)
+    check_standin(c, b, welcomed=0, refused=nb)
+    texts = re.findall(r"standin: refused (\d+): (.*) \(ranks", b.text())
+    c.check(len(texts) == 1 and "sim-A" in texts[0][1] and
+            "sim-B" in texts[0][1],
+            "each refusal names both mesh ids (said: %s)" %
+            (texts[0][1] if texts else "nothing"))
+
+
+def case_emfile(c, n):
+    limit, bound = 64, 5.0
+    r0 = c.rank0(n, ["--mesh-join", "5"], nofile=limit)
+    s = c.standin(n, ["--any", "--join-s", "5"])
+    r0.wait(bound + 3)  # past the join deadline: a spin would show as CPU
+    s.wait(r0.elapsed + 12)
+    c.check(not r0.killed and r0.elapsed <= bound,
+            "rank 0 (ulimit -n %d, --mesh-size %d) exits within %.0f s (%s)" %
+            (limit, n, bound, "it was killed at %.0f s, %.1f s of CPU" %
+             (bound + 3, r0.cpu()) if r0.killed else "%.1f s" % r0.elapsed))
+    c.check(r0.rc not in (0, None) and not r0.killed,
+            "rank 0's exit status is non-zero (got %s)" % r0.rc)
+    cpu = r0.cpu()
+    c.check(cpu is not None and cpu < 2.0,
+            "rank 0 does not spin: under 2 s of CPU (used %.2f s)" %
+            (cpu or 0))
+    err = [l for l in r0.stderr().splitlines() if l.strip()]
+    hits = [l for l in err if re.search(r"ulimit -n|descriptor|open files", l,
+                                        re.I)]
+    c.check(len(hits) == 1 and str(limit) in hits[0],
+            "one line names the descriptor limit (%d) (stderr: %s)" %
+            (limit, " | ".join(err[-3:]) or "empty"))
+
+
+CASES = {
+    "all_join": (case_all_join, 1024),
+    "slow_rank": (case_slow_rank, 1024),
+    "absent_dead": (case_absent_dead, 1024),
+    "stray": (case_stray, 3),
+    "foreign": (case_foreign, 1024),
+    "emfile": (case_emfile, 200),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("case", choices=sorted(CASES))
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--standin", required=True)
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--n", type=int, help="the number of ranks (default: the case's)")
+    a = ap.parse_args()
+    fn, n = CASES[a.case]
+    c = Case(a)
+    print("mesh_sim %s: N=%d, port %d, outputs in %s" %
+          (a.case, a.n or n, a.port, c.dir), flush=True)
+    try:
+        fn(c, a.n or n)
+    finally:
+        for p in c.procs:
+            if p.rc is None:
+                p.kill()
+    sys.exit(c.finish())
+
+
+if __name__ == "__main__":
+    main()
