@@ -369,6 +369,19 @@ static int flush_out(struct rank *r)
 	return 0;
 }
 
+/* Rank @id's delay between connect and JOIN (--facts). */
+static int64_t facts_ns(struct model *md, uint32_t id)
+{
+	uint32_t ms = md->facts_min;
+
+	if (md->facts_ms[id] >= 0)
+		ms = (uint32_t)md->facts_ms[id];
+	else if (md->facts_max > md->facts_min)
+		ms += (uint32_t)(rng_next(&md->seed) %
+				 (md->facts_max - md->facts_min + 1));
+	return (int64_t)ms * MS_NS;
+}
+
 static void send_join(const struct model *md, struct rank *r)
 {
 	struct pp_mesh_msg m = { .type = PP_MESH_JOIN };
@@ -393,10 +406,14 @@ static void send_join(const struct model *md, struct rank *r)
 	pp_version_get(&v);
 	snprintf(j->version, sizeof(j->version), "%s (%s)", v.project, v.git);
 	snprintf(j->mesh_id, sizeof(j->mesh_id), "%s", md->mesh_id);
-	if (queue(r, &m))
+	if (queue(r, &m)) {
 		finish(r, O_NOT_IN, "could not encode its JOIN");
-	else
-		r->state = S_JOINED;
+		return;
+	}
+	r->state = S_JOINED;
+	/* WELCOME comes when the join is over: as the real worker waits */
+	r->deadline =
+		pp_now_ns() + (int64_t)md->join_s * 1000 * MS_NS + SLACK_NS;
 }
 
 /* The step pair {@a, @b} fails at, or -1; its text; whose failure. */
@@ -950,23 +967,8 @@ static int run(struct model *md, struct rank *rk, uint32_t n)
 					continue;
 				}
 				r->state = S_FACTS;
-				r->t_due =
-					pp_now_ns() +
-					(int64_t)(md->facts_ms[r->id] >= 0 ?
-							  (uint32_t)md->facts_ms
-								  [r->id] :
-							  md->facts_min +
-								  (uint32_t)(rng_next(
-										     &md->seed) %
-									     (md->facts_max -
-									      md->facts_min +
-									      1))) *
-						MS_NS;
-				/* WELCOME comes when the join is over */
-				r->deadline =
-					pp_now_ns() +
-					((int64_t)md->join_s * 1000 * MS_NS) +
-					SLACK_NS;
+				r->t_due = pp_now_ns() + facts_ns(md, r->id);
+				r->deadline = INT64_MAX; /* JOIN at t_due */
 				if (r->t_due <= pp_now_ns())
 					send_join(md, r);
 				continue;
