@@ -17,6 +17,7 @@
 #                that worker's pair processes included: the largest of them
 #                for the RSS)
 #   out_bytes    the size of rank 0's output (the text, or the JSON)
+#   standin_cpu  the stand-in's own CPU (it must not be what limits a round)
 # and writes OUT.csv and OUT.md (a markdown table).  Not run in CI.
 #
 # Usage: tests/bench/mesh-scale.sh [--build DIR] [--sizes "256 1024 4096"]
@@ -79,7 +80,7 @@ unset "${!SLURM_@}" "${!PMIX_@}" "${!PMI_@}" "${!OMPI_@}" \
 	JOB_COMPLETION_INDEX PP_MESH_ID PP_MESH_ROOT 2>/dev/null || true
 
 csv=$out.csv
-echo "n,json,pairs,joined,join_s,rounds,round_median_ms,round_mean_ms,round_max_ms,rank0_wall_s,rank0_cpu_s,rank0_peak_rss_mb,out_bytes,exit_status" >"$csv"
+echo "n,json,pairs,joined,join_s,rounds,round_median_ms,round_mean_ms,round_max_ms,rank0_wall_s,rank0_cpu_s,rank0_peak_rss_mb,out_bytes,exit_status,standin_cpu_s" >"$csv"
 
 # run N JSON(0|1) FAIL(0|1)
 run() {
@@ -113,7 +114,9 @@ run() {
 		"$tmp/head" "$tmp/err" | head -n 1)
 	joined=${info//,/}
 	s=$tmp/standin
-	local join_s rounds med mean max wall cpu rss status
+	local join_s rounds med mean max wall cpu rss status scpu
+	scpu=$(sed -n 's/^standin: cpu \([0-9.]*\) s user, \([0-9.]*\) s system/\1 \2/p' "$s" |
+		awk '{ printf "%.1f", $1 + $2 }')
 	join_s=$(sed -n 's/^standin: join: last WELCOME at \([0-9.]*\) s/\1/p' "$s")
 	read -r rounds med mean max < <(sed -n 's/^standin: rounds \([0-9]*\): per round median \([0-9.]*\) ms, mean \([0-9.]*\) ms, max \([0-9.]*\) ms/\1 \2 \3 \4/p' "$s") || true
 	wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/time" |
@@ -122,7 +125,7 @@ run() {
 	rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$tmp/time")
 	status=$(sed -n 's/.*Exit status: //p' "$tmp/time")
 	[[ -n $status ]] || status=$(sed -n 's/.*Command terminated by signal \([0-9]*\).*/signal \1/p' "$tmp/time")
-	echo "$n,$((json)),$( ((fail)) && echo fail || echo pass),${joined:-?},${join_s:-?},${rounds:-?},${med:-?},${mean:-?},${max:-?},${wall:-?},${cpu:-?},${rss:-?},$(cat "$tmp/bytes"),${status:-?}" >>"$csv"
+	echo "$n,$((json)),$( ((fail)) && echo fail || echo pass),${joined:-?},${join_s:-?},${rounds:-?},${med:-?},${mean:-?},${max:-?},${wall:-?},${cpu:-?},${rss:-?},$(cat "$tmp/bytes"),${status:-?},${scpu:-?}" >>"$csv"
 	if [[ -z $joined ]]; then
 		sed 's/^/  rank 0: /' "$tmp/err" | tail -n 3 >&2
 		sed 's/^/  standin: /' "$s" | tail -n 3 >&2
@@ -139,10 +142,10 @@ for n in $sizes; do
 done
 
 {
-	echo "| N | --json | pairs | joined | join (s) | rounds | round median / mean / max (ms) | rank 0 wall (s) | rank 0 CPU (s) | rank 0 peak RSS (MB) | output (bytes) | exit |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-	tail -n +2 "$csv" | while IFS=, read -r n json pairs joined js rounds med mean max wall cpu rss bytes status; do
-		echo "| $n | $( ((json)) && echo yes || echo no) | $pairs | $joined | $js | $rounds | $med / $mean / $max | $wall | $cpu | $rss | $bytes | $status |"
+	echo "| N | --json | pairs | joined | join (s) | rounds | round median / mean / max (ms) | rank 0 wall (s) | rank 0 CPU (s) | rank 0 peak RSS (MB) | output (bytes) | exit | stand-in CPU (s) |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	tail -n +2 "$csv" | while IFS=, read -r n json pairs joined js rounds med mean max wall cpu rss bytes status scpu; do
+		echo "| $n | $( ((json)) && echo yes || echo no) | $pairs | $joined | $js | $rounds | $med / $mean / $max | $wall | $cpu | $rss | $bytes | $status | $scpu |"
 	done
 } >"$out.md"
 cat "$out.md"

@@ -63,6 +63,7 @@
  *   standin: gone K: TEXT (ranks ...)
  *   standin: join: last WELCOME at T s
  *   standin: rounds R: per round median M ms, mean A ms, max X ms
+ *   standin: cpu U s user, S s system              (the stand-in's own)
  *   standin: strays K (silent S, garbage G)
  * and exits 0 (2: a usage error, 1: it could not run).
  */
@@ -675,6 +676,7 @@ static void summary(const struct model *md, struct rank *rk, uint32_t n,
 	uint32_t cnt[O_DIED + 1] = { 0 }, welcomed = 0, silent = 0, k;
 	int64_t *d;
 	uint32_t nd = 0;
+	struct rusage ru;
 
 	for (k = 0; k < n; k++) {
 		struct rank *r = &rk[k];
@@ -726,6 +728,10 @@ static void summary(const struct model *md, struct rank *rk, uint32_t n,
 		       (double)d[nd - 1] / 1e6);
 	}
 	free(d);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		printf("standin: cpu %.2f s user, %.2f s system\n",
+		       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	if (md->stray_ms || md->garbage_ms)
 		printf("standin: strays %u (silent %u, garbage %u)\n",
 		       st->strays + st->garbage, st->strays, st->garbage);
