@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -26,7 +27,8 @@
 #include "pp_time.h"
 
 #define PP_RETRY_NS 100000000LL /* a refused connect is retried every 100 ms */
-#define PP_BACKLOG 16
+/* a mesh's rank 0 takes thousands of connections at once */
+#define PP_BACKLOG SOMAXCONN
 
 /* Milliseconds left to @deadline for poll(): -1 for none, 0 if passed. */
 static int ms_left(int64_t deadline)
@@ -42,22 +44,13 @@ static int ms_left(int64_t deadline)
 	return left > INT_MAX ? INT_MAX : (int)left;
 }
 
-/*
- * Wait until @fd reports @events or @deadline passes.  SIGINT and SIGTERM
- * are blocked from the look at the flag until ppoll() unblocks them, so a
- * signal that comes in between is delivered inside ppoll() and ends it at
- * once, instead of being noticed only when the next client comes.
- * Return: 0 (ready, or an error condition the next call will report);
- * ETIMEDOUT; ECANCELED (SIGINT or SIGTERM, pp_signal.h); another errno from
- * ppoll().
- */
-static int wait_fd(int fd, short events, int64_t deadline)
+int pp_sock_poll(struct pollfd *pfd, nfds_t n, int64_t deadline, int *ready)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
 	sigset_t stop, old, inside;
 	struct timespec ts;
-	int ms, n, rc;
+	int ms, got, rc;
 
+	*ready = 0;
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
@@ -71,29 +64,40 @@ static int wait_fd(int fd, short events, int64_t deadline)
 			rc = ECANCELED;
 			break;
 		}
-		/*
-		 * With the deadline passed, still look once (ms 0): an event
-		 * already there, such as a refused connect, wins over the
-		 * timeout.
-		 */
 		ms = ms_left(deadline);
 		ts.tv_sec = ms / 1000;
 		ts.tv_nsec = (long)(ms % 1000) * 1000000;
-		n = ppoll(&pfd, 1, ms < 0 ? NULL : &ts, &inside);
-		if (n > 0) {
+		got = ppoll(pfd, n, ms < 0 ? NULL : &ts, &inside);
+		if (got >= 0) {
+			*ready = got;
 			rc = 0;
 			break;
 		}
-		if (n == 0 && ms == 0) {
-			rc = ETIMEDOUT;
-			break;
-		}
-		if (n < 0 && errno != EINTR) {
+		if (errno != EINTR) {
 			rc = errno;
 			break;
 		}
 	}
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/*
+ * Wait until @fd reports @events or @deadline passes (pp_sock_poll()).
+ * With the deadline passed, still look once (ms 0): an event already
+ * there, such as a refused connect, wins over the timeout.
+ * Return: 0 (ready, or an error condition the next call will report);
+ * ETIMEDOUT; ECANCELED (SIGINT or SIGTERM, pp_signal.h); another errno from
+ * ppoll().
+ */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int ready, rc;
+
+	rc = pp_sock_poll(&pfd, 1, deadline, &ready);
+	if (!rc && !ready)
+		rc = ETIMEDOUT;
 	return rc;
 }
 
@@ -317,6 +321,18 @@ int pp_sock_accept(int lfd, int64_t deadline, int *fd, char *peer,
 	return 0;
 }
 
+int pp_sock_accept_ready(int lfd, int *fd)
+{
+	int s = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (s < 0)
+		return pp_sock_accept_retry(errno) == PP_ACCEPT_AGAIN ? EAGAIN :
+									errno;
+	set_nodelay(s);
+	*fd = s;
+	return 0;
+}
+
 /*
  * One non-blocking connect to @ai, bounded by @deadline.
  * Return: 0 with *fd set; ETIMEDOUT; the connect error (ECONNREFUSED, ...).
@@ -503,6 +519,37 @@ int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
 		pp_err_set(err, "connecting to %s failed: %s", where,
 			   strerror(rc));
 	return rc;
+}
+
+int pp_sock_connect_patient(const char *host, uint32_t port, int64_t deadline,
+			    int *fd, struct pp_err *err)
+{
+	int64_t pause = PP_RETRY_NS, now, next;
+	unsigned int seed = (unsigned int)getpid() ^ (unsigned int)pp_now_ns();
+	int rc;
+
+	for (;;) {
+		now = pp_now_ns();
+		next = now + 5 * 1000000000LL;
+		rc = pp_sock_connect(
+			host, port, next < deadline ? next : deadline, fd, err);
+		if (!rc || rc == ECANCELED || rc == EINVAL)
+			return rc;
+		now = pp_now_ns();
+		if (now >= deadline)
+			return rc;
+		/* 0.75 to 1.25 times the pause; the last try at the deadline */
+		next = now + pause * 3 / 4 +
+		       (int64_t)(rand_r(&seed) % 1000) * (pause / 2000);
+		if (next > deadline)
+			next = deadline;
+		if (sleep_until(next)) {
+			pp_err_set(err, "interrupted by %s while connecting",
+				   pp_signal_name(pp_signal_caught()));
+			return ECANCELED;
+		}
+		pause = pause * 2 > 2000000000LL ? 2000000000LL : pause * 2;
+	}
 }
 
 int pp_sock_write_all(int fd, const void *buf, size_t len, int64_t deadline)

@@ -12,11 +12,27 @@
 #ifndef PP_SOCK_H
 #define PP_SOCK_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "pp_err.h"
+
+/**
+ * pp_sock_poll() - ppoll() @pfd until one is ready or @deadline passes,
+ * with SIGINT and SIGTERM blocked from the look at the stop flag until
+ * ppoll() unblocks them, so that a stop signal ends the wait at once
+ * @pfd: the descriptors
+ * @n: how many
+ * @deadline: absolute, from pp_deadline(); INT64_MAX waits for ever; one
+ *            that has passed still looks once
+ * @ready: how many are ready (0: the deadline passed)
+ *
+ * Return: 0; ECANCELED (a stop signal, pp_signal.h); another errno from
+ * ppoll().
+ */
+int pp_sock_poll(struct pollfd *pfd, nfds_t n, int64_t deadline, int *ready);
 
 /**
  * pp_sock_listen() - open the server's listening socket
@@ -78,6 +94,18 @@ struct pp_keepalive {
 	int intvl_s; /* TCP_KEEPINTVL: between probes */
 	int cnt;     /* TCP_KEEPCNT: unanswered probes that end it */
 };
+
+/**
+ * pp_sock_accept_ready() - take a connection already waiting on @lfd,
+ * without waiting (for a loop that polls @lfd among others)
+ * @lfd: from pp_sock_listen()
+ * @fd: the connection (non-blocking, TCP_NODELAY)
+ *
+ * Return: 0; EAGAIN (none waiting, or one gone before it was taken:
+ * pp_sock_accept_retry()); EMFILE, ENFILE, ENOBUFS or ENOMEM (out of
+ * descriptors or memory); another errno of accept4().
+ */
+int pp_sock_accept_ready(int lfd, int *fd);
 
 /**
  * pp_sock_keepalive_for() - keepalive bounds that fit a timeout
@@ -159,6 +187,24 @@ int pp_sock_connect_list(const struct addrinfo *res, int64_t deadline, int *fd);
  */
 int pp_sock_connect(const char *host, uint32_t port, int64_t deadline, int *fd,
 		    struct pp_err *err);
+
+/**
+ * pp_sock_connect_patient() - pp_sock_connect(), retried on every failure
+ * until @deadline: a name that does not resolve yet, a host or network
+ * that cannot be reached, nobody listening, an address that does not
+ * answer; each try at most 5 s, then a pause of 0.1 s doubling to 2 s
+ * (give or take a quarter, so that thousands of ranks spread out)
+ * @host: the server's host
+ * @port: its port
+ * @deadline: absolute
+ * @fd: the connected socket
+ * @err: the last try's error line
+ *
+ * Return: 0; ECANCELED (a stop signal); EINVAL (@port out of range); else
+ * the last try's error (pp_sock_connect()).
+ */
+int pp_sock_connect_patient(const char *host, uint32_t port, int64_t deadline,
+			    int *fd, struct pp_err *err);
 
 /**
  * pp_sock_write_all() - write all of @buf

@@ -31,4 +31,16 @@ static inline int64_t pp_deadline(int timeout_ms)
 	return pp_now_ns() + (int64_t)timeout_ms * 1000000;
 }
 
+/**
+ * pp_deadline_ms() - the absolute time @ms from now, for bounds that may
+ * be larger than an int holds (a mesh's pair: hours)
+ * @ms: milliseconds; at most about 292 years
+ */
+static inline int64_t pp_deadline_ms(uint64_t ms)
+{
+	if (ms > (uint64_t)INT64_MAX / 1000000 / 2)
+		return INT64_MAX;
+	return pp_now_ns() + (int64_t)ms * 1000000;
+}
+
 #endif /* PP_TIME_H */

@@ -48,6 +48,11 @@
 #define SLACK_MS 5000	 /* messages' transit and a child's exit, at most */
 #define PIPE_MS 2000	 /* a child's facts, after it opened the device */
 #define SWEEP_ALLOW_MS 1 /* an iteration's allowance in the pair's bound */
+#define FLOOR_BYTES_PER_MS 100000 /* ... and per byte moved: 100 MB/s */
+#define JOIN_SLACK_MS 1000	  /* after --mesh-join: for a JOIN on its way */
+#define JOIN_BODY_MAX 2048	  /* a JOIN's body: at most about 1.3 KB */
+#define STRAYS 64   /* connections beyond the ranks rank 0 may hold */
+#define FD_SPARE 16 /* rank 0's descriptors besides its ranks' */
 
 /* How the options of this rank make a pair's session. */
 struct rank_ctx {
@@ -123,18 +128,15 @@ static int read_pipe(int fd, uint8_t *buf, size_t max, size_t *got,
 
 	*got = 0;
 	for (;;) {
-		int64_t left = deadline - pp_now_ns();
-		int nfds = watch >= 0 ? 2 : 1;
+		nfds_t nfds = watch >= 0 ? 2 : 1;
+		int ready, ret;
 
-		if (pp_signal_caught())
-			return ECANCELED;
-		if (left <= 0)
+		if (pp_now_ns() >= deadline)
 			return ETIMEDOUT;
-		n = poll(p, (nfds_t)nfds, (int)(left / 1000000) + 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno;
+		/* a stop signal ends the wait at once (pp_sock_poll()) */
+		ret = pp_sock_poll(p, nfds, deadline, &ready);
+		if (ret)
+			return ret;
 		if (nfds == 2 && p[1].revents) {
 			/* rank 0 talks during a pair only when it is gone */
 			n = recv(watch, &c, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -477,7 +479,7 @@ static int run_pair(struct rank_ctx *c, const struct pp_mesh_run *run)
 			 strerror(ret));
 		goto send;
 	}
-	ret = read_pipe(fds[0], buf, max, &n, pp_deadline((int)run->pair_ms),
+	ret = read_pipe(fds[0], buf, max, &n, pp_deadline_ms(run->pair_ms),
 			c->ctl);
 	reap(pid, ret != 0);
 	close(fds[0]);
@@ -520,9 +522,10 @@ static int worker(struct rank_ctx *c, const char *connect_to)
 	int ret;
 
 	deadline = pp_now_ns();
-	ret = pp_sock_connect(connect_to, o->port,
-			      pp_deadline((int)o->mesh_join_s * 1000), &c->ctl,
-			      &err);
+	/* a name not resolving yet, a host not up yet: both are retried */
+	ret = pp_sock_connect_patient(
+		connect_to, o->port,
+		pp_deadline_ms((uint64_t)o->mesh_join_s * 1000), &c->ctl, &err);
 	if (ret) {
 		/* how long it tried tells a late rank 0 from a late worker */
 		fprintf(stderr,
@@ -563,8 +566,9 @@ static int worker(struct rank_ctx *c, const char *connect_to)
 	c->rank = m.u.welcome.rank;
 	c->round_ms = m.u.welcome.round_ms;
 	for (;;) {
-		ret = recv_msg(c->ctl, &m, &body,
-			       pp_deadline((int)c->round_ms + SLACK_MS));
+		ret = recv_msg(
+			c->ctl, &m, &body,
+			pp_deadline_ms((uint64_t)c->round_ms + SLACK_MS));
 		free(body);
 		body = NULL;
 		if (ret)
@@ -600,6 +604,19 @@ static int worker(struct rank_ctx *c, const char *connect_to)
 	return PP_EXIT_FAIL;
 }
 
+/*
+ * A connection whose JOIN has not all come yet: rank 0 reads it as it
+ * comes, between everything else, so a connection that sends nothing, or
+ * sends it slowly, holds a slot and costs no time.
+ */
+struct pend {
+	int fd;
+	int64_t due;  /* closed then, unjoined */
+	uint32_t got; /* bytes of the record so far */
+	uint32_t len; /* the body's length, once the header is in */
+	uint8_t buf[PP_MESH_WIRE_HDR + JOIN_BODY_MAX];
+};
+
 /* The coordinator's state. */
 struct coord {
 	struct pp_opts *o;
@@ -609,6 +626,15 @@ struct coord {
 	int *fd; /* per rank; -1: none */
 	struct pp_mesh_pair *pairs;
 	bool interrupted;
+	bool joining;	       /* false: the join is over, a JOIN is refused */
+	struct pend *pend;     /* slots */
+	uint32_t npend, slots; /* connections held, joined or not, at most */
+	struct pollfd *pf;     /* 1 + slots + n */
+	int64_t accept_again;  /* out of descriptors: no accept() before */
+	bool told_short;       /* ... and rank 0 said so */
+	uint32_t next_any;     /* no launcher: the next rank to give */
+	uint32_t foreign;      /* JOINs of another mesh refused */
+	char foreign_first[PP_MESH_TEXT_MAX];
 };
 
 /* "10.0.0.2" from a connection, loopback as rank 0's host. */
@@ -640,93 +666,275 @@ static void refuse(int fd, struct pp_mesh_msg *m)
 	close(fd);
 }
 
-/* One connection's JOIN: its rank, or a refusal. */
-static void take_join(struct coord *c, int fd, uint32_t *next_any)
+/* One JOIN, read whole: its rank, or a refusal. */
+static void take_join(struct coord *c, int fd, struct pp_mesh_msg *m)
 {
-	struct pp_mesh_msg m;
-	uint8_t *body = NULL;
 	uint32_t rank;
-	int ret;
 
-	ret = recv_msg(fd, &m, &body, pp_deadline((int)c->o->timeout_ms));
-	free(body);
-	if (ret || m.type != PP_MESH_JOIN) {
-		close(fd); /* not one of ours, or it gave up */
-		return;
-	}
-	if (strcmp(m.u.join.mesh_id, c->env->id)) {
+	if (strcmp(m->u.join.mesh_id, c->env->id)) {
+		char who[INET6_ADDRSTRLEN + 8];
+
+		peer_host(fd, "this host", who, sizeof(who));
+		if (!c->foreign++)
+			snprintf(c->foreign_first, sizeof(c->foreign_first),
+				 "mesh '%.120s' from %s", m->u.join.mesh_id,
+				 who);
 		snprintf(
-			m.u.text, sizeof(m.u.text),
+			m->u.text, sizeof(m->u.text),
 			"it belongs to mesh '%.120s', rank 0 runs mesh '%.120s' (two meshes on one port: give one of them another -p)",
-			m.u.join.mesh_id, c->env->id);
-		refuse(fd, &m);
+			m->u.join.mesh_id, c->env->id);
+		refuse(fd, m);
 		return;
 	}
-	if (m.u.join.size != c->v.n) {
+	if (!c->joining) {
 		snprintf(
-			m.u.text, sizeof(m.u.text),
+			m->u.text, sizeof(m->u.text),
+			"the join is over (--mesh-join %u s, or every rank came): the mesh has begun without this rank",
+			c->o->mesh_join_s);
+		refuse(fd, m);
+		return;
+	}
+	if (m->u.join.size != c->v.n) {
+		snprintf(
+			m->u.text, sizeof(m->u.text),
 			"it says %u ranks, rank 0 has %u (give every rank the same --mesh-size)",
-			m.u.join.size, c->v.n);
-		refuse(fd, &m);
+			m->u.join.size, c->v.n);
+		refuse(fd, m);
 		return;
 	}
-	if (m.u.join.tool != c->o->tool ||
-	    m.u.join.transport != c->o->transport) {
+	if (m->u.join.tool != c->o->tool ||
+	    m->u.join.transport != c->o->transport) {
 		snprintf(
-			m.u.text, sizeof(m.u.text),
+			m->u.text, sizeof(m->u.text),
 			"it runs %s (%s), rank 0 %s (%s): start every rank with the same tool and transport",
-			pp_tool_name((enum pp_tool)m.u.join.tool),
+			pp_tool_name((enum pp_tool)m->u.join.tool),
 			pp_transport_name(
-				(enum pp_transport)m.u.join.transport),
+				(enum pp_transport)m->u.join.transport),
 			pp_tool_name(c->o->tool),
 			pp_transport_name(c->o->transport));
-		refuse(fd, &m);
+		refuse(fd, m);
 		return;
 	}
-	rank = m.u.join.want_rank;
+	rank = m->u.join.want_rank;
 	if (rank == PP_MESH_RANK_ANY) {
-		while (*next_any < c->v.n && c->v.ranks[*next_any].joined)
-			(*next_any)++;
-		rank = *next_any;
+		while (c->next_any < c->v.n && c->v.ranks[c->next_any].joined)
+			c->next_any++;
+		rank = c->next_any;
 	}
 	if (rank >= c->v.n || c->v.ranks[rank].joined) {
 		snprintf(
-			m.u.text, sizeof(m.u.text),
+			m->u.text, sizeof(m->u.text),
 			"rank %u has joined already, or is not one of the %u ranks",
 			rank, c->v.n);
-		refuse(fd, &m);
+		refuse(fd, m);
 		return;
 	}
 	/* a host that dies silently is named within -T, not at the bound */
 	(void)pp_sock_silent_peer(fd, c->o->timeout_ms);
 	c->v.ranks[rank].joined = true;
-	c->v.ranks[rank].facts = m.u.join;
+	c->v.ranks[rank].facts = m->u.join;
 	peer_host(fd, c->env->root, c->v.ranks[rank].addr,
 		  sizeof(c->v.ranks[rank].addr));
 	c->fd[rank] = fd;
+	c->v.joined++;
 }
 
-/* Wait for the ranks until all joined or --mesh-join passed. */
-static void join_phase(struct coord *c)
+/* Close waiting connection @k (the last one takes its place). */
+static void pend_drop(struct coord *c, uint32_t k)
 {
-	int64_t deadline = pp_deadline((int)c->o->mesh_join_s * 1000);
-	uint32_t next_any = c->env->launcher == PP_MESH_NONE ? 1 : c->v.n;
-	uint32_t joined = 0, i;
-	int fd, ret;
+	close(c->pend[k].fd);
+	c->pend[k] = c->pend[--c->npend];
+}
 
-	while (joined < c->v.n) {
-		ret = pp_sock_accept(c->lfd, deadline, &fd, NULL, 0);
-		if (ret == ECANCELED) {
-			c->interrupted = true;
+/*
+ * Accept what waits on the listening socket.  A connection waits at most
+ * until @due for its JOIN (a rank sends it once it has read its facts).
+ * Rank 0 holds at most c->slots connections, joined or waiting: every
+ * rank's and STRAYS more; past that the one that has waited longest makes
+ * room.  Out of descriptors: no accept() for 100 ms, instead of a loop of
+ * failing ones, and one line says so.
+ */
+static void accept_new(struct coord *c, int64_t due)
+{
+	uint32_t k, oldest;
+	int fd, err;
+
+	for (;;) {
+		err = pp_sock_accept_ready(c->lfd, &fd);
+		if (err == EAGAIN)
+			return; /* nothing left, or a client gone */
+		if (err) {
+			c->accept_again = pp_now_ns() + 100 * 1000000LL;
+			if (!c->told_short &&
+			    pp_sock_accept_retry(err) == PP_ACCEPT_BACK_OFF) {
+				struct rlimit rl = { 0 };
+
+				getrlimit(RLIMIT_NOFILE, &rl);
+				fprintf(stderr,
+					"%s: --mesh: rank 0 cannot take more connections: %s (open files: soft limit %llu, hard %llu; raise them with ulimit -n)\n",
+					c->o->prog, strerror(err),
+					(unsigned long long)rl.rlim_cur,
+					(unsigned long long)rl.rlim_max);
+				c->told_short = true;
+			}
 			return;
 		}
-		if (ret == ETIMEDOUT)
+		if (c->npend && c->npend + c->v.joined >= c->slots) {
+			for (k = 1, oldest = 0; k < c->npend; k++)
+				if (c->pend[k].due < c->pend[oldest].due)
+					oldest = k;
+			pend_drop(c, oldest);
+		}
+		c->pend[c->npend++] = (struct pend){ .fd = fd, .due = due };
+	}
+}
+
+/*
+ * Read what waiting connection @k has sent.  A record that is not a JOIN
+ * of ours, or a connection closed, is dropped; a whole JOIN is taken.
+ * Return: true when @k left the queue.
+ */
+static bool pend_read(struct coord *c, uint32_t k)
+{
+	struct pend *p = &c->pend[k];
+	uint32_t need = PP_MESH_WIRE_HDR + p->len;
+	struct pp_mesh_msg m;
+	uint16_t type;
+	ssize_t n;
+	int fd;
+
+	n = read(p->fd, p->buf + p->got, need - p->got);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return false;
+	if (n <= 0)
+		goto drop;
+	p->got += (uint32_t)n;
+	if (p->got < need)
+		return false;
+	if (p->got == PP_MESH_WIRE_HDR) {
+		if (pp_mesh_wire_header(p->buf, &type, &p->len) ||
+		    type != PP_MESH_JOIN || p->len > JOIN_BODY_MAX)
+			goto drop; /* not one of ours */
+		if (p->len)
+			return false;
+	}
+	if (pp_mesh_wire_decode(PP_MESH_JOIN, p->buf + PP_MESH_WIRE_HDR, p->len,
+				&m))
+		goto drop;
+	fd = p->fd;
+	c->pend[k] = c->pend[--c->npend];
+	take_join(c, fd, &m);
+	return true;
+drop:
+	pend_drop(c, k);
+	return true;
+}
+
+/*
+ * The waiting connections and the listening socket, as the first
+ * entries of c->pf (the listening socket only while @accept and not
+ * backing off).  Return: how many.
+ */
+static nfds_t joinq_fds(struct coord *c, bool accept, int64_t now)
+{
+	nfds_t n = 0;
+	uint32_t k;
+
+	c->pf[n++] = (struct pollfd){
+		.fd = accept && now >= c->accept_again ? c->lfd : -1,
+		.events = POLLIN,
+	};
+	for (k = 0; k < c->npend; k++)
+		c->pf[n++] = (struct pollfd){ .fd = c->pend[k].fd,
+					      .events = POLLIN };
+	return n;
+}
+
+/* The earliest of @wake, a waiting connection's due and the back-off. */
+static int64_t joinq_wake(const struct coord *c, int64_t wake)
+{
+	uint32_t k;
+
+	for (k = 0; k < c->npend; k++)
+		if (c->pend[k].due < wake)
+			wake = c->pend[k].due;
+	if (c->accept_again > pp_now_ns() && c->accept_again < wake)
+		wake = c->accept_again;
+	return wake;
+}
+
+/*
+ * After a poll of joinq_fds()'s @n entries: read the waiting connections
+ * (from the last, so that one leaving moves none not yet seen), drop those
+ * past their due, then accept the new ones (waiting until @due at most).
+ */
+static void joinq_serve(struct coord *c, nfds_t n, int64_t due)
+{
+	int64_t now = pp_now_ns();
+	uint32_t k;
+
+	for (k = (uint32_t)n - 1; k >= 1; k--)
+		if (c->pf[k].revents)
+			pend_read(c, k - 1);
+	for (k = c->npend; k-- > 0;)
+		if (c->pend[k].due <= now)
+			pend_drop(c, k);
+	if (c->pf[0].fd >= 0 && c->pf[0].revents)
+		accept_new(c, due);
+}
+
+/*
+ * Wait for the ranks until all joined or --mesh-join passed.  Every
+ * connection is read as it comes, so none holds up the others.  At the
+ * deadline the connections already waiting in the backlog are taken, and
+ * those whose JOIN is still coming get JOIN_SLACK_MS more; then the join
+ * is over.
+ */
+static void join_phase(struct coord *c)
+{
+	int64_t deadline = pp_deadline_ms((uint64_t)c->o->mesh_join_s * 1000);
+	int64_t end = deadline + JOIN_SLACK_MS * 1000000LL, now, due, wake;
+	/* a rank sends JOIN once it has read its facts: -T and 2 s */
+	uint64_t wait_ms = (uint64_t)c->o->timeout_ms + PIPE_MS + 1000;
+	bool last = false;
+	struct pp_mesh_msg m;
+	int ready, ret;
+	uint32_t i;
+	nfds_t n;
+
+	c->joining = true;
+	while (c->v.joined < c->v.n) {
+		now = pp_now_ns();
+		if (now >= deadline && !last) {
+			last = true;
+			accept_new(c, end);
+		}
+		if (last && (!c->npend || now >= end))
 			break;
+		due = pp_deadline_ms(wait_ms);
+		if (due > end)
+			due = end;
+		n = joinq_fds(c, !last, now);
+		wake = joinq_wake(c, last ? end : deadline);
+		ret = pp_sock_poll(c->pf, n, wake, &ready);
+		if (ret == ECANCELED) {
+			c->interrupted = true;
+			break;
+		}
 		if (ret)
-			continue;
-		take_join(c, fd, &next_any);
-		for (i = 0, joined = 0; i < c->v.n; i++)
-			joined += c->v.ranks[i].joined;
+			break;
+		joinq_serve(c, n, due);
+	}
+	c->joining = false;
+	/* the rest: told why, not left to time out */
+	m = (struct pp_mesh_msg){ .type = PP_MESH_REFUSE };
+	snprintf(
+		m.u.text, sizeof(m.u.text),
+		"the join is over (--mesh-join %u s, or every rank came): the mesh has begun without this rank",
+		c->o->mesh_join_s);
+	while (c->npend) {
+		refuse(c->pend[0].fd, &m);
+		c->pend[0] = c->pend[--c->npend];
 	}
 	for (i = 0; i < c->v.n; i++)
 		if (!c->v.ranks[i].joined)
@@ -734,6 +942,18 @@ static void join_phase(struct coord *c)
 				 sizeof(c->v.ranks[i].gone_why),
 				 "the join deadline, --mesh-join %u s",
 				 c->o->mesh_join_s);
+}
+
+/* Rank 0 refused ranks of another mesh: one line, not one per rank. */
+static void tell_foreign(struct coord *c)
+{
+	if (!c->foreign)
+		return;
+	fprintf(stderr,
+		"%s: --mesh: rank 0 refused %u rank%s of another mesh (the first: %s); this mesh is '%s'\n",
+		c->o->prog, c->foreign, c->foreign == 1 ? "" : "s",
+		c->foreign_first, c->env->id);
+	c->foreign = 0;
 }
 
 static bool alive(const struct coord *c, uint32_t r)
@@ -917,34 +1137,40 @@ static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 	}
 }
 
-/* Wait for the RESULT of every rank that runs a pair, until the bound. */
+/*
+ * Wait for the RESULT of every rank that runs a pair, until the bound.
+ * The listening socket stays in the loop: a rank that comes late, or one of
+ * another mesh, is told so instead of waiting in the backlog.
+ */
 static void collect(struct coord *c, uint32_t round, int32_t *peer_of)
 {
-	int64_t deadline = pp_deadline((int)c->v.pair_ms + SLACK_MS);
-	struct pollfd *pf = calloc(c->v.n, sizeof(*pf));
+	int64_t deadline = pp_deadline_ms((uint64_t)c->v.pair_ms + SLACK_MS);
 	uint32_t *who = calloc(c->v.n, sizeof(*who));
+	struct pollfd *pf;
 	struct pp_mesh_msg m;
 	uint8_t *body;
 	uint32_t i, n;
-	int ret;
+	nfds_t q;
+	int ready, ret;
 
-	if (!pf || !who)
+	if (!who)
 		goto out;
 	for (;;) {
-		int64_t left = deadline - pp_now_ns();
-
+		q = joinq_fds(c, true, pp_now_ns());
+		pf = c->pf + q;
 		for (i = 0, n = 0; i < c->v.n; i++)
 			if (peer_of[i] >= 0 && alive(c, i)) {
 				pf[n] = (struct pollfd){ .fd = c->fd[i],
 							 .events = POLLIN };
 				who[n++] = i;
 			}
-		if (!n || left <= 0 || pp_signal_caught())
+		if (!n || pp_now_ns() >= deadline)
 			break;
-		ret = poll(pf, n, (int)(left / 1000000) + 1);
-		if (ret < 0 && errno != EINTR)
+		ret = pp_sock_poll(c->pf, q + n, joinq_wake(c, deadline),
+				   &ready);
+		if (ret)
 			break;
-		for (i = 0; ret > 0 && i < n; i++) {
+		for (i = 0; ready > 0 && i < n; i++) {
 			uint32_t r = who[i];
 
 			if (!pf[i].revents)
@@ -975,8 +1201,8 @@ static void collect(struct coord *c, uint32_t round, int32_t *peer_of)
 					round + 1);
 			free(body);
 			peer_of[r] = -1;
-			ret = 1;
 		}
+		joinq_serve(c, q, pp_deadline((int)c->o->timeout_ms));
 	}
 	if (pp_signal_caught())
 		c->interrupted = true;
@@ -987,7 +1213,6 @@ static void collect(struct coord *c, uint32_t round, int32_t *peer_of)
 				"no result within its pair's bound in round %u: it stopped answering",
 				round + 1);
 out:
-	free(pf);
 	free(who);
 }
 
@@ -1024,17 +1249,24 @@ static void run_step(struct coord *c, const struct pp_mesh_pair *p, uint32_t np,
 	free(peer_of);
 }
 
-/* A pair's bound: its steps' -T, the run, and the exchange of DONE. */
+/*
+ * A pair's bound: its steps' -T, the run, and the exchange of DONE.  An
+ * iteration is allowed 1 ms and its bytes (a message each way) at 100
+ * MB/s, so that a large -s on a healthy link is not cut.
+ */
 static uint32_t pair_bound_ms(const struct pp_opts *o)
 {
-	uint64_t sizes = 1, run_ms;
+	uint64_t sizes = 1, bytes = 2 * o->size, run_ms;
 
-	if (o->sweep)
+	if (o->sweep) {
 		sizes = 24; /* pp_sweep_sizes(): up to 8 MiB */
+		bytes = 2 * 2 * (8ULL << 20); /* their sum, at most */
+	}
 	if (o->duration_s)
 		run_ms = (uint64_t)o->duration_s * 1000 * sizes;
 	else
-		run_ms = (o->iters + o->warmup) * SWEEP_ALLOW_MS * sizes;
+		run_ms = (o->iters + o->warmup) *
+			 (SWEEP_ALLOW_MS * sizes + bytes / FLOOR_BYTES_PER_MS);
 	run_ms += 6ULL * o->timeout_ms; /* accept, HELLO, ADDRS, READY, DONE */
 	return run_ms > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)run_ms;
 }
@@ -1125,8 +1357,10 @@ static int coordinate(struct coord *c, pid_t own)
 		v->rounds, o->mesh_serial ? "pairs one at a time" : "rounds",
 		o->mesh_serial ? 1 : np, what, v->pair_ms / 1000.0, v->bound_s);
 	fflush(info);
+	tell_foreign(c);
 	if (!c->interrupted)
 		run_rounds(c);
+	tell_foreign(c);
 	if (c->interrupted)
 		v->stopped = pp_signal_caught() == SIGTERM ?
 				     "rank 0 was interrupted by SIGTERM" :
@@ -1188,24 +1422,49 @@ static bool host_is_local(const char *host)
 }
 
 /*
- * Rank 0 holds one connection per rank: a soft limit of 1024 descriptors
- * (the usual default) would stop a mesh of 1,000 ranks at accept().  Raise
- * it to the hard limit when it is short; a failure shows at accept().
+ * Rank 0 holds one connection per rank, and a few for connections still
+ * joining: a soft limit of 1024 descriptors (the usual default) would stop
+ * a mesh of 1,000 ranks.  Raise it to the hard limit when it is short;
+ * still short, say so before anyone joins.  Return: how many connections
+ * rank 0 may hold, joined or waiting for their JOIN (at least @n), or 0
+ * after the line.
  */
-static void raise_fd_limit(uint32_t n)
+static uint32_t fit_fd_limit(const struct pp_opts *o, uint32_t n)
 {
+	rlim_t need = (rlim_t)n + FD_SPARE;
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= (rlim_t)n + 64)
-		return;
-	rl.rlim_cur = rl.rlim_max;
-	setrlimit(RLIMIT_NOFILE, &rl);
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 1;
+	if (rl.rlim_cur < need + STRAYS && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need + STRAYS)
+		return n + STRAYS;
+	if (rl.rlim_cur >= need)
+		return (uint32_t)(rl.rlim_cur - FD_SPARE);
+	fprintf(stderr,
+		"%s: --mesh: rank 0 needs a descriptor per rank: %u ranks need %llu open files, and its limit is %llu (soft) and %llu (hard): raise it (ulimit -n %llu) or run at most %llu ranks\n",
+		o->prog, n, (unsigned long long)need,
+		(unsigned long long)rl.rlim_cur,
+		(unsigned long long)rl.rlim_max, (unsigned long long)need,
+		rl.rlim_cur > FD_SPARE ?
+			(unsigned long long)(rl.rlim_cur - FD_SPARE) :
+			0ULL);
+	return 0;
 }
 
 /* Rank 0: listen, fork rank 0's own worker, coordinate. */
 static int root_main(struct rank_ctx *rc, int lfd)
 {
-	struct coord c = { .o = rc->o, .env = &rc->env, .lfd = lfd };
+	struct coord c = { .o = rc->o,
+			   .env = &rc->env,
+			   .lfd = lfd,
+			   .next_any = rc->env.launcher == PP_MESH_NONE ?
+					       1 :
+					       rc->env.size };
 	size_t npairs = (size_t)rc->env.size * (rc->env.size - 1) / 2;
 	pid_t own;
 	uint32_t i;
@@ -1225,7 +1484,14 @@ static int root_main(struct rank_ctx *rc, int lfd)
 	c.v.cells = calloc(npairs, sizeof(*c.v.cells));
 	c.fd = calloc(c.v.n, sizeof(*c.fd));
 	c.pairs = calloc(c.v.n / 2 + 1, sizeof(*c.pairs));
-	if (!c.v.ranks || !c.v.cells || !c.fd || !c.pairs) {
+	c.slots = fit_fd_limit(rc->o, c.v.n);
+	if (!c.slots) {
+		ret = PP_EXIT_FAIL;
+		goto out;
+	}
+	c.pend = calloc(c.slots, sizeof(*c.pend));
+	c.pf = calloc(1 + c.slots + c.v.n, sizeof(*c.pf));
+	if (!c.v.ranks || !c.v.cells || !c.fd || !c.pairs || !c.pend || !c.pf) {
 		fprintf(stderr, "%s: --mesh: out of memory\n", rc->o->prog);
 		ret = PP_EXIT_FAIL;
 		goto out;
@@ -1234,7 +1500,6 @@ static int root_main(struct rank_ctx *rc, int lfd)
 		c.fd[i] = -1;
 	for (i = 0; i < npairs; i++)
 		c.v.cells[i].median_us = NAN;
-	raise_fd_limit(c.v.n);
 	fflush(stdout);
 	fflush(stderr);
 	own = fork();
@@ -1257,6 +1522,8 @@ out:
 	free(c.v.cells);
 	free(c.fd);
 	free(c.pairs);
+	free(c.pend);
+	free(c.pf);
 	return ret;
 }
 

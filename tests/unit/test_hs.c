@@ -1582,6 +1582,75 @@ START_TEST(sock_server_starts_late)
 }
 END_TEST
 
+/*
+ * A mesh rank's connect to rank 0 waits like the documents say: a name that
+ * does not resolve (yet) is tried again until the deadline, not given up at
+ * once; a server that starts late is reached; the last error is named.
+ */
+START_TEST(sock_connect_patient)
+{
+	struct pp_err err;
+	uint32_t port = dead_port();
+	int64_t t0 = pp_now_ns();
+	int fd = -1, status;
+	pid_t pid;
+
+	ck_assert_int_eq(pp_sock_connect_patient("no-such-host.invalid", 18515,
+						 pp_deadline(1200), &fd, &err),
+			 EADDRNOTAVAIL);
+	t0 = pp_now_ns() - t0;
+	ck_assert_msg(t0 >= 1100000000LL, "gave up after %lld ns",
+		      (long long)t0);
+	ck_assert_msg(t0 < 3000000000LL, "took %lld ns", (long long)t0);
+	ck_assert_err(&err, "cannot resolve 'no-such-host.invalid'");
+	ck_assert_int_eq(fd, -1);
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int lfd, cfd;
+
+		alarm(CHILD_ALARM_S);
+		usleep(700000);
+		if (pp_sock_listen(NULL, port, &lfd, &err))
+			_exit(1);
+		if (pp_sock_accept(lfd, pp_deadline(3000), &cfd, NULL, 0))
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_msg(pp_sock_connect_patient("127.0.0.1", port,
+					      pp_deadline(3000), &fd,
+					      &err) == 0,
+		      "%s", err.msg);
+	close(fd);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+/* A connection taken without waiting, and none waiting: EAGAIN at once. */
+START_TEST(sock_accept_ready)
+{
+	struct pp_conn c;
+	int lfd, fd = -1;
+	uint32_t port;
+	int64_t t0;
+
+	port = listen_free("127.0.0.1", &lfd);
+	t0 = pp_now_ns();
+	ck_assert_int_eq(pp_sock_accept_ready(lfd, &fd), EAGAIN);
+	ck_assert_msg(pp_now_ns() - t0 < 100000000LL, "it waited");
+	connect_to("127.0.0.1", port, 3000, &c);
+	usleep(50000);
+	ck_assert_int_eq(pp_sock_accept_ready(lfd, &fd), 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pp_sock_accept_ready(lfd, &fd), EAGAIN);
+	close(fd);
+	close(c.fd);
+	close(lfd);
+}
+END_TEST
+
 START_TEST(sock_readable_and_io)
 {
 	char peer[64] = "", buf[8];
@@ -2440,6 +2509,8 @@ static Suite *hs_suite(void)
 	tcase_add_loop_test(sock, sock_refused, 0, 2);
 	tcase_add_loop_test(sock, sock_refused_at_deadline, 0, 2);
 	tcase_add_test(sock, sock_server_starts_late);
+	tcase_add_test(sock, sock_connect_patient);
+	tcase_add_test(sock, sock_accept_ready);
 	tcase_add_loop_test(sock, sock_readable_and_io, 0, 2);
 	tcase_add_test(sock, sock_version_mismatch);
 	tcase_add_loop_test(sock, sock_client_sees_new_server, 0, 2);

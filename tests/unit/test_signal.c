@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,44 @@ START_TEST(flag_set_before_the_wait)
 	ck_assert_int_eq(pp_sock_read_all(sv[0], buf, 4, pp_deadline(1000)), 0);
 	ck_assert_mem_eq(buf, "ping", 4);
 	ck_assert_int_eq(pp_sock_read_all(sv[0], buf, 1, INT64_MAX), ECANCELED);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/*
+ * The mesh's loops (rank 0 over every rank, a rank over its pair's child)
+ * wait in pp_sock_poll(): a signal ends the wait at once, and one already
+ * caught before the wait makes it return without waiting.
+ */
+START_TEST(poll_interrupted)
+{
+	struct pollfd pf[2];
+	int64_t t0;
+	int sv[2], ready = -1;
+	pid_t pid;
+
+	pair(sv);
+	pf[0] = (struct pollfd){ .fd = sv[0], .events = POLLIN };
+	pf[1] = (struct pollfd){ .fd = -1, .events = POLLIN };
+	ck_assert_int_eq(pp_signal_install(), 0);
+	t0 = pp_now_ns();
+	pid = signal_later(SIGTERM);
+	ck_assert_int_eq(pp_sock_poll(pf, 2, pp_deadline(5000), &ready),
+			 ECANCELED);
+	ck_assert_int_lt(pp_now_ns() - t0, 3000000000LL);
+	reap(pid);
+	t0 = pp_now_ns();
+	ck_assert_int_eq(pp_sock_poll(pf, 2, INT64_MAX, &ready), ECANCELED);
+	ck_assert_int_lt(pp_now_ns() - t0, 100000000LL);
+	/* no signal: the deadline passes with nothing ready */
+	ck_assert_int_eq(pp_signal_install(), 0);
+	ck_assert_int_eq(pp_sock_poll(pf, 2, pp_deadline(50), &ready), 0);
+	ck_assert_int_eq(ready, 0);
+	ck_assert_int_eq(write(sv[1], "x", 1), 1);
+	ck_assert_int_eq(pp_sock_poll(pf, 2, pp_deadline(1000), &ready), 0);
+	ck_assert_int_eq(ready, 1);
+	ck_assert(pf[0].revents & POLLIN);
 	close(sv[0]);
 	close(sv[1]);
 }
@@ -256,6 +295,7 @@ static Suite *signal_suite(void)
 	if (!getenv("CK_FORK") || strcmp(getenv("CK_FORK"), "no"))
 		tcase_add_test_raise_signal(tc, second_signal_kills, SIGINT);
 	tcase_add_test(tc, read_all_interrupted);
+	tcase_add_test(tc, poll_interrupted);
 	tcase_add_test(tc, flag_set_before_the_wait);
 	tcase_add_test(tc, write_all_interrupted);
 	tcase_add_test(tc, accept_interrupted);
