@@ -22,8 +22,9 @@ packages=(
 	# reference tools and interop peers
 	ibverbs-utils perftest
 	# the e2e scripts' JSON and interval checks, unit.test_json's second
-	# validator; the formatting check of tests/run-all.sh
-	python3 clang-format
+	# validator; the formatting check of tests/run-all.sh; the mesh
+	# simulation (sim.*); GNU time for tests/bench/mesh-scale.sh
+	python3 clang-format time
 	# man pages (docs/CMakeLists.txt builds them when pandoc is present)
 	pandoc
 	# packages (cmake/Packaging.cmake, tests/package/package.sh): Depends

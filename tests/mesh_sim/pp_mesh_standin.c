@@ -63,6 +63,7 @@
  *   standin: gone K: TEXT (ranks ...)
  *   standin: join: last WELCOME at T s
  *   standin: rounds R: per round median M ms, mean A ms, max X ms
+ *   standin: cpu U s user, S s system              (the stand-in's own)
  *   standin: strays K (silent S, garbage G)
  * and exits 0 (2: a usage error, 1: it could not run).
  */
@@ -84,6 +85,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/resource.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include "pp_mesh_env.h"
@@ -133,6 +135,7 @@ struct rank {
 	uint8_t *out;
 	size_t out_len, out_off;
 	bool answer_due; /* a RESULT waits for t_due */
+	uint32_t events; /* what epoll watches on fd */
 	struct pp_mesh_run run;
 	uint32_t end_status;
 	char why[PP_MESH_TEXT_MAX];
@@ -182,6 +185,16 @@ struct group {
 static const char garbage[] = "GET / HTTP/1.0\r\n\r\nnot a mesh record";
 
 static volatile sig_atomic_t stop;
+
+/* The loop's state: the epoll set, and when the timers are next due. */
+static int epfd = -1;
+static int64_t next_scan; /* the earliest timer or deadline, at most */
+
+static void due_at(int64_t t)
+{
+	if (t < next_scan)
+		next_scan = t;
+}
 
 static void on_signal(int sig)
 {
@@ -369,6 +382,19 @@ static int flush_out(struct rank *r)
 	return 0;
 }
 
+/* Rank @id's delay between connect and JOIN (--facts). */
+static int64_t facts_ns(struct model *md, uint32_t id)
+{
+	uint32_t ms = md->facts_min;
+
+	if (md->facts_ms[id] >= 0)
+		ms = (uint32_t)md->facts_ms[id];
+	else if (md->facts_max > md->facts_min)
+		ms += (uint32_t)(rng_next(&md->seed) %
+				 (md->facts_max - md->facts_min + 1));
+	return (int64_t)ms * MS_NS;
+}
+
 static void send_join(const struct model *md, struct rank *r)
 {
 	struct pp_mesh_msg m = { .type = PP_MESH_JOIN };
@@ -393,10 +419,14 @@ static void send_join(const struct model *md, struct rank *r)
 	pp_version_get(&v);
 	snprintf(j->version, sizeof(j->version), "%s (%s)", v.project, v.git);
 	snprintf(j->mesh_id, sizeof(j->mesh_id), "%s", md->mesh_id);
-	if (queue(r, &m))
+	if (queue(r, &m)) {
 		finish(r, O_NOT_IN, "could not encode its JOIN");
-	else
-		r->state = S_JOINED;
+		return;
+	}
+	r->state = S_JOINED;
+	/* WELCOME comes when the join is over: as the real worker waits */
+	r->deadline =
+		pp_now_ns() + (int64_t)md->join_s * 1000 * MS_NS + SLACK_NS;
 }
 
 /* The step pair {@a, @b} fails at, or -1; its text; whose failure. */
@@ -563,6 +593,8 @@ static void take(const struct model *md, struct rank *r, struct stats *st,
 		r->t_due = pp_now_ns() + (int64_t)md->answer_ms * MS_NS;
 		if (!md->answer_ms)
 			answer(md, r);
+		else
+			due_at(r->t_due);
 		return;
 	default:
 		finish(r, O_GONE, "rank 0 sent %u while running", m.type);
@@ -658,6 +690,7 @@ static void summary(const struct model *md, struct rank *rk, uint32_t n,
 	uint32_t cnt[O_DIED + 1] = { 0 }, welcomed = 0, silent = 0, k;
 	int64_t *d;
 	uint32_t nd = 0;
+	struct rusage ru;
 
 	for (k = 0; k < n; k++) {
 		struct rank *r = &rk[k];
@@ -709,6 +742,10 @@ static void summary(const struct model *md, struct rank *rk, uint32_t n,
 		       (double)d[nd - 1] / 1e6);
 	}
 	free(d);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		printf("standin: cpu %.2f s user, %.2f s system\n",
+		       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	if (md->stray_ms || md->garbage_ms)
 		printf("standin: strays %u (silent %u, garbage %u)\n",
 		       st->strays + st->garbage, st->strays, st->garbage);
@@ -747,17 +784,124 @@ static int fd_room(uint32_t need)
 	return setrlimit(RLIMIT_NOFILE, &rl) ? errno : 0;
 }
 
-/* The stand-in's whole run: one poll loop over every rank and stray. */
+/* Watch @fd for @events (token @tok); @add: a new descriptor. */
+static int watch(int fd, uint32_t events, uint32_t tok, bool add)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = tok };
+
+	return epoll_ctl(epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev) ?
+		       errno :
+		       0;
+}
+
+/*
+ * After anything happened to rank @k: write what is queued, and watch its
+ * connection for what it waits for now.
+ */
+static void settle_rank(struct rank *r, uint32_t k)
+{
+	uint32_t want;
+
+	if (r->state == S_DONE || r->fd < 0)
+		return;
+	if (r->out_len && flush_out(r)) {
+		finish(r, r->welcomed ? O_GONE : O_NOT_IN,
+		       "its connection to rank 0 failed: %s", strerror(errno));
+		return;
+	}
+	want = r->state == S_CONNECTING ? EPOLLOUT :
+	       r->out_len		? EPOLLIN | EPOLLOUT :
+					  EPOLLIN;
+	if (want != r->events && !watch(r->fd, want, k, false))
+		r->events = want;
+	if (r->state == S_FACTS || r->answer_due)
+		due_at(r->t_due);
+	due_at(r->deadline);
+}
+
+/* Rank @r's timers and deadline, at @now. */
+static void on_time(struct model *md, struct rank *r, uint32_t k,
+		    const struct sockaddr_storage *ss, socklen_t sl,
+		    int64_t now)
+{
+	int ret;
+
+	if (r->state == S_CONNECTING && r->fd < 0 && now >= r->t_due) {
+		ret = start_connect(ss, sl, &r->fd);
+		if (ret == EMFILE || ret == ENFILE) {
+			finish(r, O_NOT_IN, "socket: %s", strerror(ret));
+			return;
+		}
+		if (ret) {
+			r->t_due = now + RETRY_NS;
+		} else if ((ret = watch(r->fd, EPOLLOUT, k, true))) {
+			finish(r, O_NOT_IN, "epoll: %s", strerror(ret));
+			return;
+		} else {
+			r->events = EPOLLOUT;
+		}
+	}
+	if (r->state == S_FACTS && now >= r->t_due)
+		send_join(md, r);
+	if (r->state == S_RUNNING && r->answer_due && now >= r->t_due)
+		answer(md, r);
+	if (r->state != S_DONE && now >= r->deadline) {
+		if (r->state == S_RUNNING)
+			finish(r, O_GONE,
+			       "no word from rank 0 within a round's bound");
+		else if (r->state == S_JOINED)
+			finish(r, O_NOT_IN,
+			       "no WELCOME within --join-s %u s + 5 s",
+			       md->join_s);
+		else
+			finish(r, O_NOT_IN,
+			       "no connection to rank 0 within --join-s %u s",
+			       md->join_s);
+	}
+	if (r->state == S_CONNECTING && r->fd < 0)
+		due_at(r->t_due);
+	settle_rank(r, k);
+}
+
+/* Rank @r's connect() ended: on to its fact read, or retry. */
+static void on_connected(struct model *md, struct rank *r)
+{
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	getsockopt(r->fd, SOL_SOCKET, SO_ERROR, &err, &el);
+	if (err) {
+		close(r->fd); /* leaves the epoll set */
+		r->fd = -1;
+		r->events = 0;
+		r->t_due = pp_now_ns() + RETRY_NS;
+		due_at(r->t_due);
+		return;
+	}
+	r->state = S_FACTS;
+	r->t_due = pp_now_ns() + facts_ns(md, r->id);
+	r->deadline = INT64_MAX; /* JOIN at t_due */
+	if (r->t_due <= pp_now_ns())
+		send_join(md, r);
+}
+
+/*
+ * The stand-in's whole run: one epoll loop over every rank and stray.  A
+ * wake costs what is ready; the ranks' timers are looked at when the
+ * earliest is due (next_scan), and each rank's own are noted as they are
+ * set.
+ */
 static int run(struct model *md, struct rank *rk, uint32_t n)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	struct pollfd *pf;
-	uint32_t *who, k;
+	struct epoll_event *evs;
+	uint32_t k, nlive;
 	uint32_t nstray_room = md->stray_ms || md->garbage_ms ? 1024 : 0;
 	int *strays, nstrays = 0, i, ret;
 	struct stats st = { 0 };
 	int64_t next_stray, next_garbage, stray_end;
+	const int max_ev = 256;
 
 	ret = resolve(md->root, md->port, &ss, &sl);
 	if (ret) {
@@ -772,13 +916,14 @@ static int run(struct model *md, struct rank *rk, uint32_t n)
 			n + nstray_room + 64, n, strerror(ret));
 		return 1;
 	}
-	pf = calloc(n + nstray_room, sizeof(*pf));
-	who = calloc(n + nstray_room, sizeof(*who));
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	evs = calloc(max_ev, sizeof(*evs));
 	strays = calloc(nstray_room + 1, sizeof(*strays));
 	st.nround_t = md->size * 2 + 2;
 	st.round_t = calloc(st.nround_t, sizeof(*st.round_t));
-	if (!pf || !who || !strays || !st.round_t) {
-		fprintf(stderr, "standin: out of memory\n");
+	if (epfd < 0 || !evs || !strays || !st.round_t) {
+		fprintf(stderr, "standin: epoll or memory: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	st.t0 = pp_now_ns();
@@ -792,83 +937,32 @@ static int run(struct model *md, struct rank *rk, uint32_t n)
 		rk[k].t_due = st.t0;
 		rk[k].deadline = st.t0 + (int64_t)md->join_s * 1000 * MS_NS;
 	}
+	next_scan = st.t0;
 	while (!stop) {
-		int64_t now = pp_now_ns(), wake = INT64_MAX;
-		uint32_t np = 0, live = 0;
-		int tmo;
+		int64_t now = pp_now_ns(), wake;
+		int tmo, nev;
 
-		/* timers, and who waits for what */
-		for (k = 0; k < n; k++) {
-			struct rank *r = &rk[k];
-
-			if (r->state == S_DONE)
-				continue;
-			if (r->state == S_CONNECTING && r->fd < 0 &&
-			    now >= r->t_due) {
-				ret = start_connect(&ss, sl, &r->fd);
-				if (ret == EMFILE || ret == ENFILE) {
-					finish(r, O_NOT_IN, "socket: %s",
-					       strerror(ret));
-					continue;
-				}
-				if (ret)
-					r->t_due = now + RETRY_NS;
-			}
-			if (r->state == S_FACTS && now >= r->t_due)
-				send_join(md, r);
-			if (r->state == S_RUNNING && r->answer_due &&
-			    now >= r->t_due)
-				answer(md, r);
-			if (r->state == S_DONE)
-				continue;
-			if (r->out_len && flush_out(r)) {
-				finish(r, r->welcomed ? O_GONE : O_NOT_IN,
-				       "its connection to rank 0 failed: %s",
-				       strerror(errno));
-				continue;
-			}
-			if (now >= r->deadline) {
-				if (r->state == S_RUNNING)
-					finish(r, O_GONE,
-					       "no word from rank 0 within a round's bound");
-				else if (r->state == S_JOINED)
-					finish(r, O_NOT_IN,
-					       "no WELCOME within --join-s %u s + 5 s",
-					       md->join_s);
-				else
-					finish(r, O_NOT_IN,
-					       "no connection to rank 0 within --join-s %u s",
-					       md->join_s);
-				continue;
-			}
-			live++;
-			if (r->deadline < wake)
-				wake = r->deadline;
-			if ((r->state == S_CONNECTING && r->fd < 0) ||
-			    r->state == S_FACTS ||
-			    (r->state == S_RUNNING && r->answer_due))
-				if (r->t_due < wake)
-					wake = r->t_due;
-			if (r->fd < 0)
-				continue;
-			pf[np] = (struct pollfd){ .fd = r->fd };
-			if (r->state == S_CONNECTING)
-				pf[np].events = POLLOUT;
-			else
-				pf[np].events =
-					(short)(POLLIN |
-						(r->out_len ? POLLOUT : 0));
-			who[np++] = k;
+		if (now >= next_scan) {
+			next_scan = INT64_MAX;
+			for (k = 0; k < n; k++)
+				if (rk[k].state != S_DONE)
+					on_time(md, &rk[k], k, &ss, sl, now);
 		}
-		if (!live)
+		for (k = 0, nlive = 0; k < n && !nlive; k++)
+			nlive += rk[k].state != S_DONE;
+		if (!nlive)
 			break;
 		/* strays: opened on their timers, read and dropped */
+		wake = next_scan;
 		if (now < stray_end && nstrays < (int)nstray_room) {
 			int fd;
 
 			if (now >= next_stray) {
 				if (!start_connect(&ss, sl, &fd)) {
-					strays[nstrays++] = fd;
+					strays[nstrays] = fd;
+					watch(fd, EPOLLIN,
+					      n + (uint32_t)nstrays, true);
+					nstrays++;
 					st.strays++;
 				}
 				next_stray =
@@ -877,7 +971,10 @@ static int run(struct model *md, struct rank *rk, uint32_t n)
 			if (now >= next_garbage && nstrays < (int)nstray_room) {
 				/* its bytes go out once it is connected */
 				if (!start_connect(&ss, sl, &fd)) {
-					strays[nstrays++] = -fd - 2;
+					strays[nstrays] = -fd - 2;
+					watch(fd, EPOLLOUT,
+					      n + (uint32_t)nstrays, true);
+					nstrays++;
 					st.garbage++;
 				}
 				next_garbage =
@@ -888,44 +985,36 @@ static int run(struct model *md, struct rank *rk, uint32_t n)
 			if (next_garbage < wake)
 				wake = next_garbage;
 		}
-		for (i = 0; i < nstrays; i++) {
-			int fd = strays[i];
-
-			if (fd == -1)
-				continue;
-			pf[np] = (struct pollfd){
-				.fd = fd >= 0 ? fd : -fd - 2,
-				.events = (short)(fd >= 0 ? POLLIN : POLLOUT),
-			};
-			who[np++] = n + (uint32_t)i;
-		}
 		now = pp_now_ns();
 		tmo = wake == INT64_MAX ? 1000 :
 		      wake <= now	? 0 :
 					  (int)((wake - now) / MS_NS) + 1;
 		if (tmo > 1000)
 			tmo = 1000;
-		ret = poll(pf, np, tmo);
-		if (ret < 0 && errno != EINTR) {
-			fprintf(stderr, "standin: poll: %s\n", strerror(errno));
+		nev = epoll_wait(epfd, evs, max_ev, tmo);
+		if (nev < 0 && errno != EINTR) {
+			fprintf(stderr, "standin: epoll_wait: %s\n",
+				strerror(errno));
 			return 1;
 		}
-		for (k = 0; ret > 0 && k < np; k++) {
+		for (i = 0; i < nev; i++) {
+			uint32_t tok = evs[i].data.u32;
 			struct rank *r;
 
-			if (!pf[k].revents)
-				continue;
-			if (who[k] >= n) {
+			if (tok >= n) {
 				/* a stray: drop what comes; garbage once */
-				int *s = &strays[who[k] - n];
+				int *s = &strays[tok - n];
 				char junk[512];
 				ssize_t got;
 
+				if (*s == -1)
+					continue;
 				if (*s < -1) {
 					*s = -*s - 2;
 					(void)!send(*s, garbage,
 						    sizeof(garbage) - 1,
 						    MSG_NOSIGNAL);
+					watch(*s, EPOLLIN, tok, false);
 					continue;
 				}
 				got = recv(*s, junk, sizeof(junk), 0);
@@ -936,47 +1025,15 @@ static int run(struct model *md, struct rank *rk, uint32_t n)
 				}
 				continue;
 			}
-			r = &rk[who[k]];
-			if (r->state == S_CONNECTING) {
-				int err = 0;
-				socklen_t el = sizeof(err);
-
-				getsockopt(r->fd, SOL_SOCKET, SO_ERROR, &err,
-					   &el);
-				if (err) {
-					close(r->fd);
-					r->fd = -1;
-					r->t_due = pp_now_ns() + RETRY_NS;
-					continue;
-				}
-				r->state = S_FACTS;
-				r->t_due =
-					pp_now_ns() +
-					(int64_t)(md->facts_ms[r->id] >= 0 ?
-							  (uint32_t)md->facts_ms
-								  [r->id] :
-							  md->facts_min +
-								  (uint32_t)(rng_next(
-										     &md->seed) %
-									     (md->facts_max -
-									      md->facts_min +
-									      1))) *
-						MS_NS;
-				/* WELCOME comes when the join is over */
-				r->deadline =
-					pp_now_ns() +
-					((int64_t)md->join_s * 1000 * MS_NS) +
-					SLACK_NS;
-				if (r->t_due <= pp_now_ns())
-					send_join(md, r);
+			r = &rk[tok];
+			if (r->state == S_DONE || r->fd < 0)
 				continue;
-			}
-			if (pf[k].revents & (POLLIN | POLLHUP | POLLERR))
+			if (r->state == S_CONNECTING)
+				on_connected(md, r);
+			else if (evs[i].events &
+				 (EPOLLIN | EPOLLHUP | EPOLLERR))
 				on_readable(md, r, &st);
-			if (r->state != S_DONE && r->out_len && flush_out(r))
-				finish(r, r->welcomed ? O_GONE : O_NOT_IN,
-				       "its connection to rank 0 failed: %s",
-				       strerror(errno));
+			settle_rank(r, tok);
 		}
 	}
 	for (i = 0; i < nstrays; i++)
@@ -986,8 +1043,8 @@ static int run(struct model *md, struct rank *rk, uint32_t n)
 		if (rk[k].state != S_DONE)
 			finish(&rk[k], O_NOT_IN, "the stand-in was stopped");
 	summary(md, rk, n, &st);
-	free(pf);
-	free(who);
+	close(epfd);
+	free(evs);
 	free(strays);
 	free(st.round_t);
 	return 0;
