@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,10 +45,17 @@ static int ms_left(int64_t deadline)
 	return left > INT_MAX ? INT_MAX : (int)left;
 }
 
-int pp_sock_poll(struct pollfd *pfd, nfds_t n, int64_t deadline, int *ready)
+/*
+ * Wait in @wait (ppoll or epoll_pwait) with SIGINT and SIGTERM blocked
+ * from the look at the stop flag until the wait unblocks them, so that a
+ * signal that comes in between is delivered inside the wait and ends it at
+ * once.  Return: as pp_sock_poll().
+ */
+static int wait_stoppable(int (*wait)(void *arg, int ms,
+				      const sigset_t *inside),
+			  void *arg, int64_t deadline, int *ready)
 {
 	sigset_t stop, old, inside;
-	struct timespec ts;
 	int ms, got, rc;
 
 	*ready = 0;
@@ -65,9 +73,7 @@ int pp_sock_poll(struct pollfd *pfd, nfds_t n, int64_t deadline, int *ready)
 			break;
 		}
 		ms = ms_left(deadline);
-		ts.tv_sec = ms / 1000;
-		ts.tv_nsec = (long)(ms % 1000) * 1000000;
-		got = ppoll(pfd, n, ms < 0 ? NULL : &ts, &inside);
+		got = wait(arg, ms, &inside);
 		if (got >= 0) {
 			*ready = got;
 			rc = 0;
@@ -80,6 +86,48 @@ int pp_sock_poll(struct pollfd *pfd, nfds_t n, int64_t deadline, int *ready)
 	}
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
+}
+
+struct poll_args {
+	struct pollfd *pfd;
+	nfds_t n;
+};
+
+static int do_ppoll(void *arg, int ms, const sigset_t *inside)
+{
+	struct poll_args *a = arg;
+	struct timespec ts = { .tv_sec = ms / 1000,
+			       .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	return ppoll(a->pfd, a->n, ms < 0 ? NULL : &ts, inside);
+}
+
+int pp_sock_poll(struct pollfd *pfd, nfds_t n, int64_t deadline, int *ready)
+{
+	struct poll_args a = { .pfd = pfd, .n = n };
+
+	return wait_stoppable(do_ppoll, &a, deadline, ready);
+}
+
+struct epoll_args {
+	int ep;
+	struct epoll_event *ev;
+	int max;
+};
+
+static int do_epoll(void *arg, int ms, const sigset_t *inside)
+{
+	struct epoll_args *a = arg;
+
+	return epoll_pwait(a->ep, a->ev, a->max, ms, inside);
+}
+
+int pp_sock_epoll_wait(int ep, struct epoll_event *ev, int max,
+		       int64_t deadline, int *ready)
+{
+	struct epoll_args a = { .ep = ep, .ev = ev, .max = max };
+
+	return wait_stoppable(do_epoll, &a, deadline, ready);
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 
 #include "pp_err.h"
 
@@ -33,6 +34,20 @@
  * ppoll().
  */
 int pp_sock_poll(struct pollfd *pfd, nfds_t n, int64_t deadline, int *ready);
+
+/**
+ * pp_sock_epoll_wait() - pp_sock_poll() for an epoll set: epoll_pwait()
+ * with the stop signals unblocked only inside the wait
+ * @ep: the epoll descriptor
+ * @ev: room for @max events
+ * @max: at least 1
+ * @deadline: absolute; INT64_MAX waits for ever
+ * @ready: how many events are in @ev (0: the deadline passed)
+ *
+ * Return: as pp_sock_poll().
+ */
+int pp_sock_epoll_wait(int ep, struct epoll_event *ev, int max,
+		       int64_t deadline, int *ready);
 
 /**
  * pp_sock_listen() - open the server's listening socket

@@ -24,6 +24,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -659,6 +660,8 @@ struct coord {
 	uint32_t npend, slots; /* connections held, joined or not, at most */
 	struct pollfd *pf;     /* 1 + slots + n */
 	int64_t accept_again;  /* out of descriptors: no accept() before */
+	bool lfd_parked;       /* ... and out of the rounds' epoll set */
+	int ep;		       /* the rounds' epoll set; -1: none */
 	bool told_short;       /* ... and rank 0 said so */
 	uint32_t next_any;     /* no launcher: the next rank to give */
 	uint32_t foreign;      /* JOINs of another mesh refused */
@@ -1099,73 +1102,142 @@ static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 	}
 }
 
+#define TAG_LISTEN UINT32_MAX /* epoll: the listening socket */
+#define TAG_PEND 0x80000000U  /* epoll: a connection joining late, | fd */
+
+/* Add @fd to the rounds' epoll set with @tag; a failure leaves it out. */
+static void watch(struct coord *c, int fd, uint32_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = tag };
+
+	(void)epoll_ctl(c->ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
 /*
- * Wait for the RESULT of every rank that runs a pair, until the bound.
- * The listening socket stays in the loop: a rank that comes late, or one of
- * another mesh, is told so instead of waiting in the backlog.
+ * The rounds' epoll set: every rank's connection (its rank as the tag)
+ * and the listening socket.  A closed descriptor leaves the set by itself.
+ * Return: 0 or errno.
+ */
+static int rounds_watch(struct coord *c)
+{
+	uint32_t i;
+
+	c->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (c->ep < 0)
+		return errno;
+	for (i = 0; i < c->v.n; i++)
+		if (c->fd[i] >= 0)
+			watch(c, c->fd[i], i);
+	watch(c, c->lfd, TAG_LISTEN);
+	return 0;
+}
+
+/*
+ * The listening socket during the rounds: a late rank, or one of another
+ * mesh, is read and told so (take_join() refuses it) instead of waiting
+ * in the backlog.  Out of descriptors, it leaves the set until the
+ * back-off has passed, so that nothing spins.
+ */
+static void rounds_accept(struct coord *c, bool readable)
+{
+	uint32_t k = c->npend;
+
+	if (c->lfd_parked && pp_now_ns() >= c->accept_again) {
+		c->lfd_parked = false;
+		watch(c, c->lfd, TAG_LISTEN);
+	}
+	if (!readable)
+		return;
+	accept_new(c, pp_deadline((int)c->o->timeout_ms));
+	for (; k < c->npend; k++)
+		watch(c, c->pend[k].fd, TAG_PEND | (uint32_t)c->pend[k].fd);
+	if (c->accept_again > pp_now_ns() && !c->lfd_parked) {
+		(void)epoll_ctl(c->ep, EPOLL_CTL_DEL, c->lfd, NULL);
+		c->lfd_parked = true;
+	}
+}
+
+/* A connection joining late has something to read. */
+static void rounds_pend(struct coord *c, int fd)
+{
+	uint32_t k;
+
+	for (k = 0; k < c->npend; k++)
+		if (c->pend[k].fd == fd) {
+			pend_read(c, k);
+			return;
+		}
+}
+
+/* Rank @r's connection is readable in round @round: its RESULT, or why not. */
+static void rounds_rank(struct coord *c, uint32_t r, uint32_t round,
+			int32_t *peer_of, uint32_t *left)
+{
+	struct pp_mesh_msg m;
+	uint8_t *body;
+	int ret;
+
+	if (!alive(c, r))
+		return;
+	ret = recv_msg(c->fd[r], &m, &body, pp_deadline(SLACK_MS));
+	if (!ret && (peer_of[r] < 0 || m.type != PP_MESH_RESULT ||
+		     m.u.result.round != round ||
+		     m.u.result.peer != (uint32_t)peer_of[r]))
+		ret = EPROTO; /* a record out of turn */
+	if (!ret)
+		pp_mesh_view_side(&c->v, r, (uint32_t)peer_of[r], &m.u.result);
+	else if (ret == ECONNRESET)
+		rank_gone(
+			c, r,
+			"its connection to rank 0 closed in round %u (it died or was stopped)",
+			round + 1);
+	else if (ret == EHOSTDOWN)
+		rank_gone(
+			c, r,
+			"its host stopped answering rank 0 in round %u (TCP gave up after -T, %u ms)",
+			round + 1, c->o->timeout_ms);
+	else
+		rank_gone(c, r, "it sent rank 0 a bad record in round %u",
+			  round + 1);
+	free(body);
+	if (peer_of[r] >= 0) {
+		peer_of[r] = -1;
+		(*left)--;
+	}
+}
+
+/*
+ * Wait for the RESULT of every rank that runs a pair, until the bound: one
+ * epoll set over every rank, so a wake costs what is ready, not N.
  */
 static void collect(struct coord *c, uint32_t round, int32_t *peer_of)
 {
 	int64_t deadline = pp_deadline_ms((uint64_t)c->v.pair_ms + SLACK_MS);
-	uint32_t *who = calloc(c->v.n, sizeof(*who));
-	struct pollfd *pf;
-	struct pp_mesh_msg m;
-	uint8_t *body;
-	uint32_t i, n;
-	nfds_t q;
-	int ready, ret;
+	struct epoll_event ev[64];
+	uint32_t i, k, left = 0;
+	int ready;
 
-	if (!who)
-		goto out;
-	for (;;) {
-		q = joinq_fds(c, true, pp_now_ns());
-		pf = c->pf + q;
-		for (i = 0, n = 0; i < c->v.n; i++)
-			if (peer_of[i] >= 0 && alive(c, i)) {
-				pf[n] = (struct pollfd){ .fd = c->fd[i],
-							 .events = POLLIN };
-				who[n++] = i;
-			}
-		if (!n || pp_now_ns() >= deadline)
+	for (i = 0; i < c->v.n; i++)
+		if (peer_of[i] >= 0 && alive(c, i))
+			left++;
+	while (left && pp_now_ns() < deadline) {
+		rounds_accept(c, false);
+		if (pp_sock_epoll_wait(c->ep, ev, 64, joinq_wake(c, deadline),
+				       &ready))
 			break;
-		ret = pp_sock_poll(c->pf, q + n, joinq_wake(c, deadline),
-				   &ready);
-		if (ret)
-			break;
-		for (i = 0; ready > 0 && i < n; i++) {
-			uint32_t r = who[i];
+		for (k = 0; k < (uint32_t)ready; k++) {
+			uint32_t tag = ev[k].data.u32;
 
-			if (!pf[i].revents)
-				continue;
-			ret = recv_msg(c->fd[r], &m, &body,
-				       pp_deadline(SLACK_MS));
-			if (!ret && (m.type != PP_MESH_RESULT ||
-				     m.u.result.round != round ||
-				     m.u.result.peer != (uint32_t)peer_of[r]))
-				ret = EPROTO;
-			if (!ret)
-				pp_mesh_view_side(&c->v, r,
-						  (uint32_t)peer_of[r],
-						  &m.u.result);
-			else if (ret == ECONNRESET)
-				rank_gone(
-					c, r,
-					"its connection to rank 0 closed in round %u (it died or was stopped)",
-					round + 1);
-			else if (ret == EHOSTDOWN)
-				rank_gone(
-					c, r,
-					"its host stopped answering rank 0 in round %u (TCP gave up after -T, %u ms)",
-					round + 1, c->o->timeout_ms);
-			else
-				rank_gone(
-					c, r,
-					"it sent rank 0 a bad record in round %u",
-					round + 1);
-			free(body);
-			peer_of[r] = -1;
+			if (tag == TAG_LISTEN)
+				rounds_accept(c, true);
+			else if (tag & TAG_PEND)
+				rounds_pend(c, (int)(tag & ~TAG_PEND));
+			else if (tag < c->v.n)
+				rounds_rank(c, tag, round, peer_of, &left);
 		}
-		joinq_serve(c, q, pp_deadline((int)c->o->timeout_ms));
+		for (k = c->npend; k-- > 0;)
+			if (c->pend[k].due <= pp_now_ns())
+				pend_drop(c, k);
 	}
 	if (pp_signal_caught())
 		c->interrupted = true;
@@ -1175,8 +1247,6 @@ static void collect(struct coord *c, uint32_t round, int32_t *peer_of)
 				c, i,
 				"no result within its pair's bound in round %u: it stopped answering",
 				round + 1);
-out:
-	free(who);
 }
 
 /* One step: the pairs @p run at once, and their cells settled. */
@@ -1314,6 +1384,11 @@ static int coordinate(struct coord *c, pid_t own)
 	if (o->json && pp_mesh_view_begin_json(v, stdout))
 		fprintf(stderr, "%s: --mesh: cannot write the document: %s\n",
 			o->prog, strerror(errno));
+	if (!c->interrupted && rounds_watch(c)) {
+		fprintf(stderr, "%s: --mesh: epoll: %s\n", o->prog,
+			strerror(errno));
+		c->interrupted = true;
+	}
 	if (!c->interrupted)
 		run_rounds(c);
 	tell_foreign(c);
@@ -1425,6 +1500,7 @@ static int root_main(struct rank_ctx *rc, int lfd)
 	struct coord c = { .o = rc->o,
 			   .env = &rc->env,
 			   .lfd = lfd,
+			   .ep = -1,
 			   .next_any = rc->env.launcher == PP_MESH_NONE ?
 					       1 :
 					       rc->env.size };
@@ -1487,6 +1563,8 @@ out:
 	free(c.pairs);
 	free(c.pend);
 	free(c.pf);
+	if (c.ep >= 0)
+		close(c.ep);
 	return ret;
 }
 
