@@ -1277,7 +1277,7 @@ static void run_step(struct coord *c, const struct pp_mesh_pair *p, uint32_t np,
  * iteration is allowed 1 ms and its bytes (a message each way) at 100
  * MB/s, so that a large -s on a healthy link is not cut.
  */
-static uint32_t pair_bound_ms(const struct pp_opts *o)
+uint32_t pp_mesh_pair_bound_ms(const struct pp_opts *o)
 {
 	uint64_t sizes = 1, bytes = 2 * o->size, run_ms;
 
@@ -1517,7 +1517,7 @@ static int root_main(struct rank_ctx *rc, int lfd)
 		.port = rc->o->port,
 		.n = rc->env.size,
 		.serial = rc->o->mesh_serial,
-		.pair_ms = pair_bound_ms(rc->o),
+		.pair_ms = pp_mesh_pair_bound_ms(rc->o),
 	};
 	c.v.ranks = calloc(c.v.n, sizeof(*c.v.ranks));
 	c.v.cells = calloc(npairs, sizeof(*c.v.cells));

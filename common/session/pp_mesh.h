@@ -26,4 +26,15 @@
  */
 int pp_mesh_main(struct pp_opts *o);
 
+/**
+ * pp_mesh_pair_bound_ms() - how long rank 0 lets a pair of this run take:
+ * 6 x -T, and the run: -D seconds, or each iteration (warm-up included)
+ * 1 ms and its bytes each way at 100 MB/s; times 24 sizes with -a
+ * (docs/mesh.md)
+ * @o: the options of the mesh
+ *
+ * Return: milliseconds, at most UINT32_MAX / 2.
+ */
+uint32_t pp_mesh_pair_bound_ms(const struct pp_opts *o);
+
 #endif /* PP_MESH_H */

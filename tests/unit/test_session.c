@@ -13,6 +13,8 @@
 
 #include "check_main.h"
 #include "pp_interop.h"
+#include "pp_mesh.h"
+#include "pp_time.h"
 #include "pp_serve.h"
 #include "pp_session.h"
 
@@ -41,6 +43,38 @@ static void served_one(int gid_opt)
 }
 
 /* The agreed -u, --retry-count, --rnr-retry reach the QPs' RTS attributes. */
+/*
+ * A mesh pair's bound grows with the bytes moved as well as the
+ * iterations, and a bound at its cap still gives a deadline in the future.
+ */
+START_TEST(mesh_pair_bound)
+{
+	struct pp_opts mo;
+
+	pp_opts_init(&mo, PP_TOOL_RC, "rc_pingpong");
+	mo.timeout_ms = 5000;
+	mo.iters = 1000;
+	mo.warmup = 0;
+	mo.size = 4096;
+	ck_assert_uint_eq(pp_mesh_pair_bound_ms(&mo), 31000);
+	mo.warmup = 100; /* warm-up iterations count too */
+	ck_assert_uint_eq(pp_mesh_pair_bound_ms(&mo), 31100);
+	/* -s 16M -n 100000: 100,000 x (1 ms + 32 MiB at 100 MB/s) */
+	mo.warmup = 0;
+	mo.size = 16 << 20;
+	mo.iters = 100000;
+	ck_assert_uint_eq(pp_mesh_pair_bound_ms(&mo),
+			  100000ULL * (1 + 2 * (16 << 20) / 100000) + 30000);
+	/* -n 100000000 -a: capped, and the deadline stays ahead */
+	mo.size = 8 << 20;
+	mo.iters = 100000000;
+	mo.sweep = true;
+	ck_assert_uint_eq(pp_mesh_pair_bound_ms(&mo), UINT32_MAX / 2);
+	ck_assert(pp_deadline_ms((uint64_t)pp_mesh_pair_bound_ms(&mo) + 5000) >
+		  pp_now_ns() + 2000000000000000LL);
+}
+END_TEST
+
 START_TEST(qp_cfg_follows_agreed)
 {
 	static const struct pp_exchange plain = { 0 };
@@ -300,6 +334,7 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, end_client_keeps_given_gid);
 	tcase_add_test(tc, abandoned_wait_follows_client);
 	tcase_add_test(tc, qp_cfg_follows_agreed);
+	tcase_add_test(tc, mesh_pair_bound);
 	suite_add_tcase(su, tc);
 	tc = tcase_create("clients");
 	tcase_add_test(tc, serve_clients_all);
