@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pp_mesh_wire.h - the records of the mesh's meeting at rank 0: a pure
- * codec, strict on every length (docs/mesh.md describes the same layout).
+ * codec, strict on every length (docs/dev/protocol.md, "The mesh's
+ * records", describes the same layout).
  *
  * Header (12 bytes): magic u32 "PPMS" | version u16 | type u16 |
  * body length u32 (at most PP_MESH_WIRE_MAX).  Integers big-endian.  A

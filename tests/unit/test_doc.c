@@ -2,7 +2,7 @@
 /*
  * test_doc.c - the --json document of a run (pp_doc_write()), on
  * sessions filled by hand: no device is needed.  Python's json module
- * parses each document and checks every field of docs/measurement.md.
+ * parses each document and checks every field of docs/json.md.
  */
 #define _GNU_SOURCE /* asprintf */
 #include <check.h>
@@ -152,7 +152,7 @@ static void expect_doc(const char *text, const char *checks)
 	ck_assert_msg(ret == 0, "document failed the checks:\n%s", text);
 }
 
-/* Every field of schema 1 (docs/measurement.md), as Python. */
+/* Every field of schema 1 (docs/json.md), as Python. */
 static const char fields[] =
 	"top = [\"schema\", \"version\", \"software\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"counters\", \"clock\", \"status\"]\n"
 	"assert sorted(d) == sorted(top), sorted(d)\n"
