@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pp_mesh_odd.h"
 #include "pp_mesh_sched.h"
@@ -43,14 +44,90 @@ static double lower_median(double *v, uint32_t n)
 	return v[(k - 1) / 2];
 }
 
-static double rtt(uint32_t n, const double *us, uint32_t a, uint32_t b)
+/* The @i-th value of @v, whose values are @stride bytes apart. */
+static double at(const double *v, size_t stride, size_t i)
 {
-	return us[pp_mesh_pair_index(n, a, b)];
+	return *(const double *)(const void *)((const char *)v + i * stride);
+}
+
+static double rtt(uint32_t n, const double *us, size_t stride, uint32_t a,
+		  uint32_t b)
+{
+	return at(us, stride, pp_mesh_pair_index(n, a, b));
+}
+
+/* A double's bits, in the order of the values. */
+static uint64_t order_key(double d)
+{
+	union {
+		double d;
+		uint64_t u;
+	} x = { .d = d };
+
+	return x.u >> 63 ? ~x.u : x.u | 1ULL << 63;
+}
+
+static double from_key(uint64_t key)
+{
+	union {
+		uint64_t u;
+		double d;
+	} x = { .u = key >> 63 ? key & ~(1ULL << 63) : ~key };
+
+	return x.d;
+}
+
+/*
+ * The @k-th smallest (from 0) finite value of @v without a copy: the
+ * values' ordered bits, 16 at a time, counted in @cnt (65536 entries).
+ */
+static double kth(const double *v, size_t stride, size_t n, uint64_t k,
+		  uint64_t *cnt)
+{
+	uint64_t prefix = 0, mask = 0, key;
+	size_t i;
+	int shift, b;
+
+	for (shift = 48; shift >= 0; shift -= 16) {
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (i = 0; i < n; i++) {
+			double x = at(v, stride, i);
+
+			if (!isfinite(x))
+				continue;
+			key = order_key(x);
+			if ((key & mask) == prefix)
+				cnt[(key >> shift) & 0xffff]++;
+		}
+		for (b = 0; b < 65535 && k >= cnt[b]; b++)
+			k -= cnt[b];
+		prefix |= (uint64_t)b << shift;
+		mask |= 0xffffULL << shift;
+	}
+	return from_key(prefix);
+}
+
+/* pp_mesh_median() of strided values, exact, in O(1) memory. */
+static double median_strided(const double *v, size_t stride, size_t n,
+			     uint64_t *cnt)
+{
+	uint64_t k = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		k += isfinite(at(v, stride, i));
+	if (!k)
+		return NAN;
+	if (k % 2)
+		return kth(v, stride, n, k / 2, cnt);
+	return (kth(v, stride, n, k / 2 - 1, cnt) +
+		kth(v, stride, n, k / 2, cnt)) /
+	       2;
 }
 
 /* e(i): the median of the triangles of @i over evenly spread others. */
-static double estimate(uint32_t n, const double *us, uint32_t i, uint32_t *peer,
-		       double *tri)
+static double estimate(uint32_t n, const double *us, size_t stride, uint32_t i,
+		       uint32_t *peer, double *tri)
 {
 	uint32_t m = n - 1 < PP_MESH_ODD_PEERS ? n - 1 : PP_MESH_ODD_PEERS;
 	uint32_t j, k, t = 0;
@@ -63,9 +140,9 @@ static double estimate(uint32_t n, const double *us, uint32_t i, uint32_t *peer,
 	}
 	for (j = 0; j < m; j++)
 		for (k = j + 1; k < m; k++) {
-			double x = rtt(n, us, i, peer[j]) +
-				   rtt(n, us, i, peer[k]) -
-				   rtt(n, us, peer[j], peer[k]);
+			double x = rtt(n, us, stride, i, peer[j]) +
+				   rtt(n, us, stride, i, peer[k]) -
+				   rtt(n, us, stride, peer[j], peer[k]);
 
 			if (isfinite(x))
 				tri[t++] = x / 2;
@@ -73,12 +150,14 @@ static double estimate(uint32_t n, const double *us, uint32_t i, uint32_t *peer,
 	return pp_mesh_median(tri, t);
 }
 
-int pp_mesh_odd_judge(uint32_t n, const double *pair_us, double *added_us,
-		      bool *slow, struct pp_mesh_odd *res)
+int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
+			      double *added_us, bool *slow,
+			      struct pp_mesh_odd *res)
 {
 	size_t npairs = (size_t)n * (n > 0 ? n - 1 : 0) / 2;
 	uint32_t m = PP_MESH_ODD_PEERS, i;
 	double *all, *e, *tri, thr;
+	uint64_t *cnt;
 	uint32_t *peer;
 	int ret = ENOMEM;
 
@@ -89,20 +168,19 @@ int pp_mesh_odd_judge(uint32_t n, const double *pair_us, double *added_us,
 		added_us[i] = NAN;
 		slow[i] = false;
 	}
-	all = calloc(npairs + 1, sizeof(*all));
+	all = calloc((size_t)n + 1, sizeof(*all));
+	cnt = calloc(65536, sizeof(*cnt));
 	e = calloc((size_t)n + 1, sizeof(*e));
 	tri = calloc((size_t)m * m / 2 + 1, sizeof(*tri));
 	peer = calloc(m, sizeof(*peer));
-	if (!all || !e || !tri || !peer)
+	if (!all || !cnt || !e || !tri || !peer)
 		goto out;
 	ret = 0;
-	for (i = 0; i < npairs; i++)
-		all[i] = pair_us[i];
-	res->matrix_median_us = pp_mesh_median(all, (uint32_t)npairs);
+	res->matrix_median_us = median_strided(pair_us, stride, npairs, cnt);
 	if (n < 3)
 		goto out;
 	for (i = 0; i < n; i++)
-		e[i] = estimate(n, pair_us, i, peer, tri);
+		e[i] = estimate(n, pair_us, stride, i, peer, tri);
 	for (i = 0; i < n; i++)
 		all[i] = e[i];
 	res->baseline_us = lower_median(all, n);
@@ -118,8 +196,16 @@ int pp_mesh_odd_judge(uint32_t n, const double *pair_us, double *added_us,
 	}
 out:
 	free(all);
+	free(cnt);
 	free(e);
 	free(tri);
 	free(peer);
 	return ret;
+}
+
+int pp_mesh_odd_judge(uint32_t n, const double *pair_us, double *added_us,
+		      bool *slow, struct pp_mesh_odd *res)
+{
+	return pp_mesh_odd_judge_strided(n, pair_us, sizeof(*pair_us), added_us,
+					 slow, res);
 }

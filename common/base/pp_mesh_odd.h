@@ -25,6 +25,7 @@
 #define PP_MESH_ODD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define PP_MESH_ODD_PEERS 32   /* others a rank's estimate looks at, at most */
@@ -50,6 +51,23 @@ struct pp_mesh_odd {
  */
 int pp_mesh_odd_judge(uint32_t n, const double *pair_us, double *added_us,
 		      bool *slow, struct pp_mesh_odd *res);
+
+/**
+ * pp_mesh_odd_judge_strided() - pp_mesh_odd_judge() over values @stride
+ * bytes apart (a field of an array of structs), read in place: the memory
+ * it takes grows with @n, not with the pairs
+ * @n: ranks
+ * @pair_us: the first pair's value
+ * @stride: bytes from one pair's value to the next
+ * @added_us: as pp_mesh_odd_judge()
+ * @slow: as pp_mesh_odd_judge()
+ * @res: as pp_mesh_odd_judge()
+ *
+ * Return: 0, or ENOMEM.
+ */
+int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
+			      double *added_us, bool *slow,
+			      struct pp_mesh_odd *res);
 
 /**
  * pp_mesh_median() - the median of the finite values of @v (NaN skipped)

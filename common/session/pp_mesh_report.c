@@ -72,32 +72,31 @@ static void make_labels(struct pp_mesh_view *v)
 int pp_mesh_view_judge(struct pp_mesh_view *v)
 {
 	size_t np = (size_t)v->n * (v->n - 1) / 2, k;
-	double *us;
 	uint32_t i;
 	int ret;
 
 	make_labels(v);
 	v->added_us = calloc(v->n, sizeof(*v->added_us));
 	v->slow = calloc(v->n, sizeof(*v->slow));
-	us = calloc(np + 1, sizeof(*us));
-	if (!v->added_us || !v->slow || !us) {
-		free(us);
+	if (!v->added_us || !v->slow)
 		return ENOMEM;
-	}
 	v->passed = v->failed = v->joined = 0;
 	for (k = 0; k < np; k++) {
-		const struct pp_mesh_cell *c = &v->cells[k];
+		struct pp_mesh_cell *c = &v->cells[k];
 
-		us[k] = c->code == PP_MESH_OK ? c->median_us : NAN;
-		if (c->code == PP_MESH_OK)
+		if (c->code == PP_MESH_OK) {
 			v->passed++;
-		else
-			v->failed++;
+			continue;
+		}
+		v->failed++;
+		c->median_us = NAN; /* a median only for a pair that passed */
 	}
 	for (i = 0; i < v->n; i++)
 		v->joined += v->ranks[i].joined;
-	ret = pp_mesh_odd_judge(v->n, us, v->added_us, v->slow, &v->odd);
-	free(us);
+	/* the cells' medians read in place: no copy of N^2 / 2 values */
+	ret = pp_mesh_odd_judge_strided(v->n, &v->cells[0].median_us,
+					sizeof(v->cells[0]), v->added_us,
+					v->slow, &v->odd);
 	v->exit_status = v->failed || v->joined < v->n || v->stopped ? 1 : 0;
 	return ret;
 }

@@ -113,6 +113,34 @@ START_TEST(odd_none_and_limits)
 }
 END_TEST
 
+/* The matrix median read in place is the median of a copy, exactly. */
+START_TEST(odd_median_in_place)
+{
+	uint32_t n, i, seed = 12345;
+
+	for (n = 3; n < 40; n += 7) {
+		size_t np = (size_t)n * (n - 1) / 2;
+		double *us = calloc(np, sizeof(*us)),
+		       *copy = calloc(np, sizeof(*copy)), added[40];
+		bool slow[40];
+		struct pp_mesh_odd r;
+
+		for (i = 0; i < np; i++) {
+			seed = seed * 1103515245 + 12345;
+			us[i] = seed % 7 == 0 ? NAN :
+						(seed >> 8) % 100000 / 7.0;
+			copy[i] = us[i];
+		}
+		ck_assert_int_eq(pp_mesh_odd_judge(n, us, added, slow, &r), 0);
+		ck_assert_msg(r.matrix_median_us ==
+				      pp_mesh_median(copy, (uint32_t)np),
+			      "%u ranks: %.17g", n, r.matrix_median_us);
+		free(us);
+		free(copy);
+	}
+}
+END_TEST
+
 START_TEST(median_rule)
 {
 	double v[] = { 5, NAN, 1, 3, 2 }, w[] = { NAN, NAN };
@@ -818,6 +846,7 @@ static Suite *mesh_report_suite(void)
 	tcase_add_test(tc, odd_two_slow_of_four);
 	tcase_add_test(tc, odd_none_and_limits);
 	tcase_add_test(tc, median_rule);
+	tcase_add_test(tc, odd_median_in_place);
 	tcase_add_test(tc, report_text);
 	tcase_add_test(tc, report_json_svg);
 	tcase_add_test(tc, report_matrix_switch);
