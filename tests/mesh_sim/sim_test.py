@@ -357,6 +357,25 @@ def case_stray(c, n):
                 is not None, "rank 0 names the missing rank %d" % (n - 1))
 
 
+def case_slow_facts(c, n):
+    """A rank whose device takes longer than -T to open still joins: rank
+    0 waits -T + 3 s for a connection's JOIN, as the worker allows itself
+    -T + 2 s to read its facts."""
+    slow = n - 1
+    # rank 0's -T is 2 here (the last one given wins): the last rank's
+    # JOIN comes 3.5 s after it connected (its fact read), past -T and
+    # within -T + 3 s
+    r0 = c.rank0(n, ["--mesh-join", "15", "-T", "2"])
+    s = c.standin(n, ["--ranks", "1-%d" % slow, "--facts", "%d:3500" % slow,
+                      "--join-s", "15"])
+    r0.wait(60)
+    s.wait(r0.elapsed + 15)
+    check_mesh(c, r0, n, n, n - 1)
+    check_standin(c, s, welcomed=n - 1, ended=n - 1, not_in=0)
+    c.check(re.search(r"never joined", r0.text()) is None,
+            "no rank is named as never joined")
+
+
 def case_foreign(c, n):
     nb = min(16, n - 1)
     r0 = c.rank0(n, ["--mesh-id", "sim-A", "--mesh-join", "20"])
@@ -407,6 +426,7 @@ CASES = {
     "slow_rank": (case_slow_rank, 1024),
     "absent_dead": (case_absent_dead, 1024),
     "stray": (case_stray, 3),
+    "slow_facts": (case_slow_facts, 4),
     "foreign": (case_foreign, 1024),
     "emfile": (case_emfile, 200),
 }

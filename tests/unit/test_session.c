@@ -70,8 +70,16 @@ START_TEST(mesh_pair_bound)
 	mo.iters = 100000000;
 	mo.sweep = true;
 	ck_assert_uint_eq(pp_mesh_pair_bound_ms(&mo), UINT32_MAX / 2);
-	ck_assert(pp_deadline_ms((uint64_t)pp_mesh_pair_bound_ms(&mo) + 5000) >
-		  pp_now_ns() + 2000000000000000LL);
+	{
+		/* a finite deadline about 24.9 days ahead, not "none" */
+		int64_t now = pp_now_ns();
+		int64_t d = pp_deadline_ms(
+			(uint64_t)pp_mesh_pair_bound_ms(&mo) + 5000);
+
+		ck_assert(d != INT64_MAX);
+		ck_assert(d > now + 2147480000LL * 1000000);
+		ck_assert(d < now + 2147500000LL * 1000000);
+	}
 }
 END_TEST
 
