@@ -1066,6 +1066,18 @@ static void xml_text(FILE *f, const char *s)
 	}
 }
 
+/* The picture's frame and white ground, and the title's start: @tool. */
+static void svg_head(FILE *f, int w, int h, const char *tool)
+{
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		w, h, w, h);
+	fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\">");
+	xml_text(f, tool);
+}
+
 /* Green (0) to yellow to red (1). */
 static void heat(double t, char *buf, size_t len)
 {
@@ -1145,13 +1157,7 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 				hi = fmax(hi, c->median_us);
 			}
 		}
-	fprintf(f,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-		w, h, w, h);
-	fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\">");
-	xml_text(f, v->tool);
+	svg_head(f, w, h, v->tool);
 	fprintf(f,
 		" --mesh: %u ranks, %u passed, %u failed; a square is %u x %u pairs: black if any failed, else its slowest pair</text>\n",
 		v->n, v->passed, v->failed, k, k);
@@ -1224,13 +1230,7 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 			lo = fmin(lo, v->cells[k].median_us);
 			hi = fmax(hi, v->cells[k].median_us);
 		}
-	fprintf(f,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-		w, h, w, h);
-	fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\">");
-	xml_text(f, v->tool);
+	svg_head(f, w, h, v->tool);
 	fprintf(f,
 		" --mesh: median round trip (usec) of each pair, %u ranks, %u passed, %u failed</text>\n",
 		v->n, v->passed, v->failed);

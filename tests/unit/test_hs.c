@@ -1552,6 +1552,27 @@ START_TEST(sock_refused_at_deadline)
 }
 END_TEST
 
+/* A child that listens on @port after @us and takes one client. */
+static pid_t serve_later(uint32_t port, useconds_t us)
+{
+	struct pp_err err;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int lfd, cfd;
+
+		alarm(CHILD_ALARM_S);
+		usleep(us);
+		if (pp_sock_listen(NULL, port, &lfd, &err))
+			_exit(1);
+		if (pp_sock_accept(lfd, pp_deadline(3000), &cfd, NULL, 0))
+			_exit(1);
+		_exit(0);
+	}
+	return pid;
+}
+
 /* A client started just before its server connects on a retry. */
 START_TEST(sock_server_starts_late)
 {
@@ -1560,19 +1581,7 @@ START_TEST(sock_server_starts_late)
 	int fd, status;
 	pid_t pid;
 
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int lfd, cfd;
-
-		alarm(CHILD_ALARM_S);
-		usleep(300000);
-		if (pp_sock_listen(NULL, port, &lfd, &err))
-			_exit(1);
-		if (pp_sock_accept(lfd, pp_deadline(3000), &cfd, NULL, 0))
-			_exit(1);
-		_exit(0);
-	}
+	pid = serve_later(port, 300000);
 	ck_assert_msg(pp_sock_connect("127.0.0.1", port, pp_deadline(3000), &fd,
 				      &err) == 0,
 		      "%s", err.msg);
@@ -1605,19 +1614,7 @@ START_TEST(sock_connect_patient)
 	ck_assert_err(&err, "cannot resolve 'no-such-host.invalid'");
 	ck_assert_int_eq(fd, -1);
 
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int lfd, cfd;
-
-		alarm(CHILD_ALARM_S);
-		usleep(700000);
-		if (pp_sock_listen(NULL, port, &lfd, &err))
-			_exit(1);
-		if (pp_sock_accept(lfd, pp_deadline(3000), &cfd, NULL, 0))
-			_exit(1);
-		_exit(0);
-	}
+	pid = serve_later(port, 700000);
 	ck_assert_msg(pp_sock_connect_patient("127.0.0.1", port,
 					      pp_deadline(3000), &fd,
 					      &err) == 0,
