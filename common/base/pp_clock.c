@@ -210,7 +210,18 @@ bool pp_clock_init(void)
 	if (chosen)
 		return pp_clock.ticks;
 	chosen = true;
-	pp_clock = (struct pp_clock){ .ticks = false };
+	/*
+	 * CLOCK_MONOTONIC until the counter is calibrated: its "ticks" are
+	 * its nanoseconds (pp_clock_now()), one to the nanosecond, so that
+	 * pp_clock_ns_of() holds for both
+	 */
+	m0 = pp_now_ns();
+	pp_clock = (struct pp_clock){
+		.ticks = false,
+		.tick0 = (uint64_t)m0,
+		.mono0 = m0,
+		.ns_per_tick = 1.0,
+	};
 	if (env && !strcmp(env, "monotonic")) {
 		snprintf(pp_clock.why, sizeof(pp_clock.why),
 			 "PP_CLOCK=monotonic in the environment");

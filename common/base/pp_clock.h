@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "pp_time.h"
 
@@ -59,7 +60,7 @@ struct pp_clock {
 	bool ticks;	    /* the cycle counter is in use */
 	uint64_t tick0;	    /* its value at the calibration ... */
 	int64_t mono0;	    /* ... and CLOCK_MONOTONIC's, in ns */
-	double ns_per_tick; /* the scale */
+	double ns_per_tick; /* the scale (1 under CLOCK_MONOTONIC) */
 	/* CLOCK_MONOTONIC: why not the counter; the counter: what was
 	   trusted, when more than the plain case (pp_clock_trust()) */
 	char why[256];
@@ -174,6 +175,18 @@ static inline int64_t pp_clock_ns_of(uint64_t ticks)
 }
 
 /**
+ * pp_clock_now() - the loop's clock in its own unit: the cycle counter's
+ * ticks when @ticks (pp_clock.ticks), else CLOCK_MONOTONIC's nanoseconds,
+ * which pp_clock_init() then scales 1 to 1: pp_clock_ns_of() and
+ * pp_clock.ns_per_tick hold for both.  The lean loops pass @ticks as a
+ * constant, one copy of the loop for each clock.
+ */
+static inline uint64_t pp_clock_now(bool ticks)
+{
+	return ticks ? pp_clock_ticks() : (uint64_t)pp_now_ns();
+}
+
+/**
  * pp_clock_ns() - nanoseconds on the CLOCK_MONOTONIC scale, from the cycle
  * counter when pp_clock_init() chose it (no system call), else
  * pp_now_ns()
@@ -183,6 +196,24 @@ static inline int64_t pp_clock_ns(void)
 	if (!pp_clock.ticks)
 		return pp_now_ns();
 	return pp_clock_ns_of(pp_clock_ticks());
+}
+
+/**
+ * pp_clock_look_ns() - the time for a look between empty polls (deadlines,
+ * the peer's DONE, ALIVE): pp_clock_ns() under the cycle counter; under
+ * CLOCK_MONOTONIC, CLOCK_MONOTONIC_COARSE (the kernel's last tick, up to a
+ * tick behind, on the same scale), which the vDSO gives without a system
+ * call whatever the clocksource: the loop's one read per round trip stays
+ * one however long it polls
+ */
+static inline int64_t pp_clock_look_ns(void)
+{
+	struct timespec ts;
+
+	if (pp_clock.ticks)
+		return pp_clock_ns_of(pp_clock_ticks());
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 #endif /* PP_CLOCK_H */
