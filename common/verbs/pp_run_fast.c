@@ -899,9 +899,10 @@ static inline __attribute__((always_inline)) void fast_end(struct fast *f,
 
 /*
  * The client's loop in the common case (pp_run_fast_fits(): ours, one QP,
- * no -c, polling, no --interval, the cycle counter), written for it
- * (docs/measurement.md, "The hot loop").  It measures what the general
- * loop measures, at the same points, but keeps the clock in ticks and
+ * no -c, polling, no --interval), written for it (docs/measurement.md,
+ * "The hot loop").  It measures what the general loop measures, at the
+ * same points (under FAST_MONO: from the last arrival, fast_mono()), but
+ * keeps the clock in ticks (FAST_MONO: ns) and
  * converts the sample only (the time inside ibv_post_send() is summed in
  * ticks and converted once); it polls the CQ itself and takes the awaited
  * reply and the send's completion inline, anything else (an error, a late
