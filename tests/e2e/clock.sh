@@ -8,8 +8,7 @@
 #     at most one per extra round trip, give or take 5 (the set-up's waits
 #     read it a number of times that depends on timing). On the bed the
 #     clocksource is hpet, so clock_gettime() is a system call strace
-#     sees; elsewhere this part switches to hpet or acpi_pm for its runs
-#     when it can, else skips;
+#     sees; under a clocksource read in the vDSO this part skips;
 #   - /proc/cpuinfo and the clocksource files bind-mounted to look like a
 #     KVM guest with an invariant TSC: the tools take the cycle counter and
 #     say so, text and JSON; with tsc taken off available_clocksource (the
@@ -89,22 +88,6 @@ reads() {
 	count=$(grep -c '^[0-9]* *clock_gettime(' "$out" || true)
 }
 
-cur=$(cat "$src/current_clocksource")
-restore=
-case $cur in
-hpet | acpi_pm) ;;
-*)
-	# clock_gettime() in the vDSO: no system call to count; another
-	# clocksource for these runs, when the kernel has one
-	for c in hpet acpi_pm; do
-		if grep -qw "$c" "$src/available_clocksource" &&
-			echo "$c" >"$src/current_clocksource" 2>/dev/null; then
-			restore=$cur
-			break
-		fi
-	done
-	;;
-esac
 now=$(cat "$src/current_clocksource")
 if ! command -v strace >/dev/null; then
 	echo "skip: reads: no strace (tests/install-deps.sh installs it)"
@@ -132,7 +115,6 @@ else
 		echo "ok: reads: no post_send line under CLOCK_MONOTONIC"
 	fi
 fi
-[[ -z $restore ]] || echo "$restore" >"$src/current_clocksource"
 
 # --- a KVM guest with an invariant TSC, as the files say
 if [[ -z ${PP_CLOCK_UNSHARED:-} ]]; then
