@@ -14,8 +14,8 @@ packages=(
 	qemu-system-x86 busybox-static cpio kmod iproute2
 	# e2e.*.held_check holds a tool in its data check; memcheck of the unit
 	# tests (tests/valgrind.sh), callgrind (tests/bench/icount.sh,
-	# unit.cgsplit)
-	gdb valgrind
+	# unit.cgsplit); e2e.measure.clock counts the clock's system calls
+	gdb valgrind strace
 	# the N-host bed (guest.sh --hosts N): Slurm and munge run in the guests;
 	# e2e.mesh.* render --mesh-svg pictures with rsvg-convert
 	slurmd slurmctld slurm-client munge librsvg2-bin

@@ -9,6 +9,10 @@
 
 #include "pp_clock.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #define CALIBRATE_NS 10000000LL /* 10 ms */
 
 struct pp_clock pp_clock;
@@ -80,39 +84,118 @@ static bool has_word(const char *line, const char *word)
 	return false;
 }
 
-bool pp_clock_trust(const char *root, bool x86, char *why, size_t len)
+/* Is the clocksource @name one the kernel keeps in step with the TSC? */
+static bool tsc_based(const char *name)
+{
+	static const char *const based[] = { "tsc", "kvm-clock",
+					     "hyperv_clocksource_tsc_page" };
+	size_t i;
+
+	for (i = 0; i < sizeof(based) / sizeof(based[0]); i++)
+		if (!strcmp(name, based[i]))
+			return true;
+	return false;
+}
+
+bool pp_clock_trust(const char *root, bool x86, bool cpuid_invariant, char *why,
+		    size_t len)
 {
 	static const char *const need[] = { "constant_tsc", "nonstop_tsc" };
-	char line[4096];
+	char line[4096], source[128];
+	const char *missing = NULL, *by;
+	bool flags;
 	size_t i;
 
 	why[0] = '\0';
 	if (!x86)
 		return true; /* aarch64's generic timer: constant by design */
-	if (!read_line(root, PP_CLOCK_CPUINFO, "flags", line, sizeof(line))) {
-		snprintf(why, len, "no CPU flags in /%s to check the TSC",
-			 PP_CLOCK_CPUINFO);
+	flags = read_line(root, PP_CLOCK_CPUINFO, "flags", line, sizeof(line));
+	for (i = 0; flags && i < sizeof(need) / sizeof(need[0]); i++)
+		if (!missing && !has_word(line, need[i]))
+			missing = need[i];
+	if (flags && !missing)
+		by = "constant_tsc, nonstop_tsc";
+	else if (cpuid_invariant)
+		by = "the CPUID invariant-TSC bit";
+	else if (!flags) {
+		snprintf(
+			why, len,
+			"no CPU flags in /%s and no CPUID invariant-TSC bit to check the TSC",
+			PP_CLOCK_CPUINFO);
 		return false;
-	}
-	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if (has_word(line, need[i]))
-			continue;
+	} else {
 		snprintf(
 			why, len,
 			"the CPU has no %s (/%s): its TSC may change rate or stop",
-			need[i], PP_CLOCK_CPUINFO);
+			missing, PP_CLOCK_CPUINFO);
 		return false;
 	}
-	/* sysfs may be absent (a container): then the flags decide */
-	if (read_line(root, PP_CLOCK_SOURCE, "", line, sizeof(line)) &&
-	    strcmp(line, "tsc")) {
+	/* the kernel's own mark, whatever the clocksource */
+	if (read_line(root, PP_CLOCK_CMDLINE, "", line, sizeof(line)) &&
+	    has_word(line, "tsc=unstable")) {
+		snprintf(why, len,
+			 "the kernel was booted with tsc=unstable (/%s)",
+			 PP_CLOCK_CMDLINE);
+		return false;
+	}
+	/* sysfs may be absent (a container): then the CPU decides */
+	if (!read_line(root, PP_CLOCK_SOURCE, "", source, sizeof(source)))
+		goto trusted;
+	if (!tsc_based(source)) {
 		snprintf(
 			why, len,
-			"the kernel's clocksource is %s, not tsc (/%s): the kernel does not trust the TSC",
-			line[0] ? line : "empty", PP_CLOCK_SOURCE);
+			"the kernel's clocksource is %s, not tsc, kvm-clock or hyperv_clocksource_tsc_page (/%s)",
+			source[0] ? source : "empty", PP_CLOCK_SOURCE);
 		return false;
 	}
+	if (!strcmp(source, "tsc"))
+		goto trusted;
+	/*
+	 * A hypervisor's clocksource, built on the TSC: the kernel prefers it
+	 * (migration), but lists tsc among the available ones unless it marked
+	 * the TSC unstable (clocksource_unstable() clears the flag that lists
+	 * it)
+	 */
+	if (!read_line(root, PP_CLOCK_AVAILABLE, "", line, sizeof(line))) {
+		snprintf(
+			why, len,
+			"the kernel's clocksource is %s, and no /%s says whether the kernel marked the TSC unstable",
+			source, PP_CLOCK_AVAILABLE);
+		return false;
+	}
+	if (!has_word(line, "tsc")) {
+		snprintf(
+			why, len,
+			"the kernel's clocksource is %s and tsc is not among the available ones (/%s): the kernel marked the TSC unstable",
+			source, PP_CLOCK_AVAILABLE);
+		return false;
+	}
+	snprintf(
+		why, len,
+		"the CPU's invariant TSC (%s), under the kernel's clocksource %s: tsc is still an available clocksource, not marked unstable",
+		by, source);
 	return true;
+trusted:
+	/* the plain case is not said; the CPUID bit alone is */
+	if (!(flags && !missing))
+		snprintf(why, len, "the CPU's invariant TSC (%s)", by);
+	return true;
+}
+
+/* The CPUID invariant-TSC bit: leaf 0x80000007, EDX bit 8. */
+bool pp_clock_cpuid_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+		return false;
+	if (!__get_cpuid(0x80000007, &a, &b, &c, &d))
+		return false;
+	return d & (1U << 8);
+#else
+	return false;
+#endif
 }
 
 bool pp_clock_init(void)
@@ -122,11 +205,23 @@ bool pp_clock_init(void)
 	int64_t m0, m1;
 	double scale;
 	char why[sizeof(pp_clock.why)];
+	bool trusted;
 
 	if (chosen)
 		return pp_clock.ticks;
 	chosen = true;
-	pp_clock = (struct pp_clock){ .ticks = false };
+	/*
+	 * CLOCK_MONOTONIC until the counter is calibrated: its "ticks" are
+	 * its nanoseconds (pp_clock_now()), one to the nanosecond, so that
+	 * pp_clock_ns_of() holds for both
+	 */
+	m0 = pp_now_ns();
+	pp_clock = (struct pp_clock){
+		.ticks = false,
+		.tick0 = (uint64_t)m0,
+		.mono0 = m0,
+		.ns_per_tick = 1.0,
+	};
 	if (env && !strcmp(env, "monotonic")) {
 		snprintf(pp_clock.why, sizeof(pp_clock.why),
 			 "PP_CLOCK=monotonic in the environment");
@@ -137,8 +232,11 @@ bool pp_clock_init(void)
 			 "no cycle counter on this architecture");
 		return false;
 	}
-	if (!pp_clock_trust("", PP_CLOCK_X86, why, sizeof(why)) &&
-	    !(env && !strcmp(env, "cycles"))) {
+	trusted = pp_clock_trust("", PP_CLOCK_X86, pp_clock_cpuid_invariant(),
+				 why, sizeof(why));
+	if (env && !strcmp(env, "cycles"))
+		why[0] = '\0'; /* forced: nothing to say */
+	else if (!trusted) {
 		snprintf(pp_clock.why, sizeof(pp_clock.why), "%s", why);
 		return false;
 	}
@@ -160,6 +258,7 @@ bool pp_clock_init(void)
 		.mono0 = m1,
 		.ns_per_tick = scale,
 	};
+	snprintf(pp_clock.why, sizeof(pp_clock.why), "%s", why);
 	return true;
 }
 
@@ -195,8 +294,9 @@ bool pp_clock_differs(int64_t diff_ns, int64_t elapsed_ns)
 const char *pp_clock_name(char *buf, unsigned long len)
 {
 	if (pp_clock.ticks)
-		snprintf(buf, len, "cycle counter (%.3f GHz)",
-			 1.0 / pp_clock.ns_per_tick);
+		snprintf(buf, len, "cycle counter (%.3f GHz%s%s)",
+			 1.0 / pp_clock.ns_per_tick,
+			 pp_clock.why[0] ? "; " : "", pp_clock.why);
 	else if (pp_clock.why[0])
 		snprintf(buf, len, "CLOCK_MONOTONIC (%s)", pp_clock.why);
 	else

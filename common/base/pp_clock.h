@@ -9,10 +9,13 @@
  * that costs microseconds and takes a lock in the hypervisor, two of them per
  * iteration.  So the ping-pong loop reads the cycle counter (rdtsc on x86-64,
  * cntvct_el0 on aarch64, as perftest does), calibrated against
- * CLOCK_MONOTONIC, where it can be trusted: on x86 the CPU must have
- * constant_tsc and nonstop_tsc, and the kernel's clocksource must be the TSC
- * (a kernel that found the TSC unstable switches away from it)
- * (pp_clock_trust()).  Elsewhere, when the calibration fails, or with
+ * CLOCK_MONOTONIC, where it can be trusted: on x86 the TSC must be
+ * invariant (constant_tsc and nonstop_tsc, or the CPUID bit), and the
+ * kernel must not have marked it unstable: its clocksource tsc, or a
+ * hypervisor's built on the TSC (kvm-clock, hyperv_clocksource_tsc_page)
+ * with tsc still available (pp_clock_trust()).  On aarch64 the generic
+ * timer's virtual counter runs at a fixed rate by the architecture, and is
+ * trusted.  Elsewhere, when the calibration fails, or with
  * PP_CLOCK=monotonic in the environment, it is CLOCK_MONOTONIC itself;
  * PP_CLOCK=cycles uses the cycle counter whatever the checks say.  At the
  * end of a run the two are compared (pp_clock_compare()).
@@ -23,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "pp_time.h"
 
@@ -34,6 +38,9 @@
 #define PP_CLOCK_CPUINFO "proc/cpuinfo"
 #define PP_CLOCK_SOURCE \
 	"sys/devices/system/clocksource/clocksource0/current_clocksource"
+#define PP_CLOCK_AVAILABLE \
+	"sys/devices/system/clocksource/clocksource0/available_clocksource"
+#define PP_CLOCK_CMDLINE "proc/cmdline"
 
 /*
  * The end-of-run comparison: the cycle counter's time and CLOCK_MONOTONIC's
@@ -53,8 +60,10 @@ struct pp_clock {
 	bool ticks;	    /* the cycle counter is in use */
 	uint64_t tick0;	    /* its value at the calibration ... */
 	int64_t mono0;	    /* ... and CLOCK_MONOTONIC's, in ns */
-	double ns_per_tick; /* the scale */
-	char why[160];	    /* CLOCK_MONOTONIC: why not the counter */
+	double ns_per_tick; /* the scale (1 under CLOCK_MONOTONIC) */
+	/* CLOCK_MONOTONIC: why not the counter; the counter: what was
+	   trusted, when more than the plain case (pp_clock_trust()) */
+	char why[256];
 };
 
 extern struct pp_clock pp_clock;
@@ -62,16 +71,29 @@ extern struct pp_clock pp_clock;
 /**
  * pp_clock_trust() - may this host's cycle counter be trusted?
  * @root: "" for the host, or a directory holding a made-up
- *        PP_CLOCK_CPUINFO and PP_CLOCK_SOURCE (tests)
+ *        PP_CLOCK_CPUINFO, PP_CLOCK_CMDLINE, PP_CLOCK_SOURCE and
+ *        PP_CLOCK_AVAILABLE (tests)
  * @x86: the counter is the TSC (the rules are x86's; others: trusted)
+ * @cpuid_invariant: the CPUID invariant-TSC bit (pp_clock_cpuid_invariant())
  * @why: when not, one phrase saying why ("the CPU has no nonstop_tsc
- *       (/proc/cpuinfo): its TSC may change rate or stop")
+ *       (/proc/cpuinfo): its TSC may change rate or stop"); when trusted
+ *       on more than the plain case (the flags, clocksource tsc or no
+ *       sysfs), what was trusted; else ""
  * @len: room in @why
  *
- * Return: true when the CPU's flags have constant_tsc and nonstop_tsc and
- * the kernel's clocksource, when sysfs says it, is tsc.
+ * Return: true when the TSC is invariant (constant_tsc and nonstop_tsc in
+ * the CPU's flags, or the CPUID bit), the kernel was not booted with
+ * tsc=unstable, and the kernel's clocksource, when sysfs says it, is tsc,
+ * or kvm-clock or hyperv_clocksource_tsc_page with tsc still among the
+ * available clocksources (a kernel that marks the TSC unstable takes it
+ * off that list).
  */
-bool pp_clock_trust(const char *root, bool x86, char *why, size_t len);
+bool pp_clock_trust(const char *root, bool x86, bool cpuid_invariant, char *why,
+		    size_t len);
+
+/* The CPU's CPUID invariant-TSC bit (leaf 0x80000007, EDX bit 8); false
+ * off x86. */
+bool pp_clock_cpuid_invariant(void);
 
 /**
  * pp_clock_init() - choose and calibrate the clock (about 10 ms); later
@@ -107,8 +129,9 @@ bool pp_clock_compare(int64_t *diff_ns, int64_t *elapsed_ns);
 bool pp_clock_differs(int64_t diff_ns, int64_t elapsed_ns);
 
 /**
- * pp_clock_name() - "cycle counter (2.594 GHz)" or "CLOCK_MONOTONIC" with
- * the reason in parentheses, for the output, --trace and the docs
+ * pp_clock_name() - "cycle counter (2.594 GHz)" (with what was trusted,
+ * when pp_clock.why says it) or "CLOCK_MONOTONIC" with the reason in
+ * parentheses, for --trace
  * @buf: output
  * @len: room in @buf (PP_CLOCK_NAME_MAX holds any name)
  *
@@ -116,8 +139,9 @@ bool pp_clock_differs(int64_t diff_ns, int64_t elapsed_ns);
  */
 const char *pp_clock_name(char *buf, unsigned long len);
 
-/* Room for any pp_clock_name(): "CLOCK_MONOTONIC (" + the why + ")". */
-#define PP_CLOCK_NAME_MAX (sizeof(pp_clock.why) + 20)
+/* Room for any pp_clock_name(): "cycle counter (N GHz; " or
+ * "CLOCK_MONOTONIC (", the why, ")". */
+#define PP_CLOCK_NAME_MAX (sizeof(pp_clock.why) + 40)
 
 /* The raw counter; 0 when there is none here. */
 static inline uint64_t pp_clock_ticks(void)
@@ -151,6 +175,18 @@ static inline int64_t pp_clock_ns_of(uint64_t ticks)
 }
 
 /**
+ * pp_clock_now() - the loop's clock in its own unit: the cycle counter's
+ * ticks when @ticks (pp_clock.ticks), else CLOCK_MONOTONIC's nanoseconds,
+ * which pp_clock_init() then scales 1 to 1: pp_clock_ns_of() and
+ * pp_clock.ns_per_tick hold for both.  The lean loops pass @ticks as a
+ * constant, one copy of the loop for each clock.
+ */
+static inline uint64_t pp_clock_now(bool ticks)
+{
+	return ticks ? pp_clock_ticks() : (uint64_t)pp_now_ns();
+}
+
+/**
  * pp_clock_ns() - nanoseconds on the CLOCK_MONOTONIC scale, from the cycle
  * counter when pp_clock_init() chose it (no system call), else
  * pp_now_ns()
@@ -160,6 +196,24 @@ static inline int64_t pp_clock_ns(void)
 	if (!pp_clock.ticks)
 		return pp_now_ns();
 	return pp_clock_ns_of(pp_clock_ticks());
+}
+
+/**
+ * pp_clock_look_ns() - the time for a look between empty polls (deadlines,
+ * the peer's DONE, ALIVE): pp_clock_ns() under the cycle counter; under
+ * CLOCK_MONOTONIC, CLOCK_MONOTONIC_COARSE (the kernel's last tick, up to a
+ * tick behind, on the same scale), which the vDSO gives without a system
+ * call whatever the clocksource: the loop's one read per round trip stays
+ * one however long it polls
+ */
+static inline int64_t pp_clock_look_ns(void)
+{
+	struct timespec ts;
+
+	if (pp_clock.ticks)
+		return pp_clock_ns_of(pp_clock_ticks());
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 #endif /* PP_CLOCK_H */

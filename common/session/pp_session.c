@@ -1102,6 +1102,9 @@ void pp_session_print_addrs(const struct pp_session *s, FILE *f)
 		fprintf(f,
 			"  clock: CLOCK_MONOTONIC, not the cycle counter: %s\n",
 			pp_clock.why);
+	else if (pp_clock.ticks && pp_clock.why[0])
+		fprintf(f, "  clock: the cycle counter (%.3f GHz): %s\n",
+			1.0 / pp_clock.ns_per_tick, pp_clock.why);
 	for (i = 0; i < s->res->num_qps; i++)
 		pp_report_addr(f, "local", &s->res->local[i]);
 	for (i = 0; i < s->res->num_qps; i++)

@@ -142,7 +142,7 @@ struct pp_session {
 		bool chosen;	    /* pp_session_run() chose it */
 		bool counter;	    /* the cycle counter, not CLOCK_MONOTONIC */
 		double ghz;	    /* the counter's rate */
-		char why[160];	    /* CLOCK_MONOTONIC: why */
+		char why[256];	    /* pp_clock.why */
 		bool compared;	    /* the end-of-run comparison was made */
 		int64_t diff_ns;    /* counter minus CLOCK_MONOTONIC */
 		int64_t elapsed_ns; /* since the calibration */

@@ -9,7 +9,8 @@
  * each message on the same connection.  With N QPs, message i uses QP
  * i mod N on both sides.  Receives are posted ahead and reposted as they
  * complete.  In polling mode nothing inside an iteration makes a system call
- * or allocates: the clock is the cycle counter (pp_clock.h), the deadline is
+ * or allocates: the clock is the cycle counter (pp_clock.h), or
+ * CLOCK_MONOTONIC read once per round trip in the lean loop, the deadline is
  * looked at once per 256 empty polls and the socket to the peer once a
  * millisecond.  Warm-up iterations come first and are not measured.
  *

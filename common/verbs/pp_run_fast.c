@@ -29,8 +29,7 @@ bool pp_run_fast_fits(const struct run *s)
 		     s->sig_every == PP_TX_DEPTH;
 
 	return (send || request || write) && s->r->num_qps == 1 &&
-	       !cfg->validate && !cfg->use_event && cfg->interval_ns <= 0 &&
-	       pp_clock.ticks;
+	       !cfg->validate && !cfg->use_event && cfg->interval_ns <= 0;
 }
 
 #define FAST_TIME_UP (-2) /* fast_round(): -D is up */
@@ -41,25 +40,53 @@ bool pp_run_fast_fits(const struct run *s)
  */
 #define PP_FAST_LOOK_NS 100000000.0
 
-/* The round trip of the lean loops. */
+/*
+ * The round trip of the lean loops, and their clock: FAST_MONO or'ed in,
+ * CLOCK_MONOTONIC (fast_now()), else the cycle counter.  A constant in
+ * each loop: one copy of the loop for each.
+ */
 enum fast_op {
 	FAST_SEND,	/* a send, and the peer's reply */
 	FAST_READ,	/* an RDMA Read and its completion */
 	FAST_WRITE,	/* an RDMA Write, and the peer's into our buffer */
 	FAST_FETCH_ADD, /* a fetch-and-add and its completion */
 	FAST_CMP_SWAP,	/* a compare-and-swap and its completion */
+	FAST_MONO = 8,	/* or'ed in: the clock is CLOCK_MONOTONIC */
 };
+
+/* @op without its clock */
+static inline int fast_kind(enum fast_op op)
+{
+	return (int)op & ~FAST_MONO;
+}
+
+/*
+ * The clock is CLOCK_MONOTONIC: a round trip starts where the last one
+ * ended (f->chained), and no post is timed, so that it is read once per
+ * round trip (docs/measurement.md, "The clock")
+ */
+static inline bool fast_mono(enum fast_op op)
+{
+	return ((int)op & FAST_MONO) != 0;
+}
+
+/* The clock of the loop of @op: pp_clock_now(). */
+static inline __attribute__((always_inline)) uint64_t fast_now(enum fast_op op)
+{
+	return pp_clock_now(!fast_mono(op));
+}
 
 /* An atomic: its old value comes back, and is checked. */
 static inline bool fast_atomic(enum fast_op op)
 {
-	return op == FAST_FETCH_ADD || op == FAST_CMP_SWAP;
+	return fast_kind(op) == FAST_FETCH_ADD ||
+	       fast_kind(op) == FAST_CMP_SWAP;
 }
 
 /* A read or an atomic: the request's completion is the round trip. */
 static inline bool fast_request(enum fast_op op)
 {
-	return op == FAST_READ || fast_atomic(op);
+	return fast_kind(op) == FAST_READ || fast_atomic(op);
 }
 
 /* client_fast()'s state: the loop's own, in locals, and the run's. */
@@ -110,6 +137,8 @@ struct fast {
 	uint32_t unsignaled, pending;
 	uint32_t got_seq; /* server: the message's number (fast_take()) */
 	bool busy, lossy;
+	/* FAST_MONO: f->tgot ended the last round trip, and starts the next */
+	bool chained;
 };
 
 /* One poll's completions: the reply or a send inline, else pp_run_on_wc(). */
@@ -127,7 +156,7 @@ fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
 		if (ok && !PP_WRID_IS_RECV(w->wr_id)) {
 			f->busy = false;
 			if (fast_request(op)) { /* the round trip */
-				f->tgot = pp_clock_ticks();
+				f->tgot = fast_now(op);
 				*got = true;
 			}
 			if (!f->lossy)
@@ -137,7 +166,7 @@ fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
 		if (ok && w->imm_data == want_be &&
 		    w->byte_len == f->fast_len &&
 		    (w->wc_flags & IBV_WC_WITH_IMM) && !*got) {
-			f->tgot = pp_clock_ticks();
+			f->tgot = fast_now(op);
 			*got = true;
 			s->progressed = true;
 			if (++f->pending < f->rx_batch)
@@ -167,7 +196,7 @@ fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
 			return ret;
 		/* the server on UD, UC: a message past a gap (take()) */
 		if (s->got && !*got) {
-			f->tgot = pp_clock_ticks();
+			f->tgot = fast_now(op);
 			f->got_seq = s->got_seq;
 			*got = true;
 		}
@@ -184,7 +213,7 @@ fast_take(struct fast *f, const struct ibv_wc *wc, int n, uint64_t i,
 static int fast_look(struct run *s, uint64_t i, uint64_t t0, bool wait,
 		     int64_t loss_ns)
 {
-	int64_t now = pp_clock_ns();
+	int64_t now = pp_clock_look_ns();
 	int ret;
 
 	s->iter = i;
@@ -224,7 +253,7 @@ static int fast_due(struct fast *f, uint64_t i, uint64_t t0)
 static int fast_post_failed(struct run *s, uint64_t i, uint32_t seq,
 			    enum fast_op op, int ret)
 {
-	if (op != FAST_SEND)
+	if (fast_kind(op) != FAST_SEND)
 		pp_err_set(s->err, "post %s%s at iteration %llu failed: %s",
 			   fast_atomic(op) ? "" : "RDMA ",
 			   pp_op_name(s->r->attr.op), (unsigned long long)i,
@@ -260,7 +289,7 @@ fast_atomic_next(struct fast *f, enum fast_op op, uint64_t *word)
 	uint64_t expect = *word;
 
 	*word += f->step;
-	if (op == FAST_CMP_SWAP) {
+	if (fast_kind(op) == FAST_CMP_SWAP) {
 		f->s->swr.wr.atomic.compare_add = expect;
 		f->s->swr.wr.atomic.swap = *word;
 	}
@@ -295,8 +324,9 @@ fast_atomic_check(struct fast *f, uint64_t i, uint64_t expect)
  * Post the send of message @seq (its number @want_be), the write of
  * message @seq (its flag last), or the read of iteration @i: every
  * PP_TX_DEPTH-th send or write signaled, every read; @t0, the clock before
- * the post, times ibv_post_send() when @measured; the return of the
- * @first measured post is the start of the run's time (f->tfirst).
+ * the post, times ibv_post_send() when @measured (not under FAST_MONO);
+ * the return of the @first measured post is the start of the run's time
+ * (f->tfirst).
  */
 static inline __attribute__((always_inline)) int
 fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
@@ -310,7 +340,7 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 		/* every read and atomic is signaled: pp_res_send_wr() */
 		f->busy = true;
 	} else {
-		if (op == FAST_SEND)
+		if (fast_kind(op) == FAST_SEND)
 			s->swr.imm_data = want_be;
 		else /* the peer's write back showed ours landed: free */
 			*f->flag_out = pp_write_flag_at(f->out_base, seq);
@@ -325,8 +355,12 @@ fast_post(struct fast *f, uint64_t i, uint32_t seq, uint32_t want_be,
 	ret = f->post(f->qp, &s->swr, &bad);
 	if (ret)
 		return fast_post_failed(s, i, seq, op, ret);
-	if (measured) {
-		uint64_t now = pp_clock_ticks();
+	if (measured && fast_mono(op)) {
+		/* no post timed: the run's start alone is read */
+		if (first)
+			f->tfirst = fast_now(op);
+	} else if (measured) {
+		uint64_t now = fast_now(op);
 
 		if (first) /* "The run's start", docs/measurement.md */
 			f->tfirst = now;
@@ -374,7 +408,7 @@ fast_wait(struct fast *f, uint64_t i, uint32_t want_be, enum fast_op op,
 		 */
 		n = poll(cq, 1, wc);
 		if (fast_one_success(n, wc)) {
-			f->tgot = pp_clock_ticks();
+			f->tgot = fast_now(op);
 			f->busy = false;
 			*got = true;
 			s->progressed = true;
@@ -387,9 +421,9 @@ fast_wait(struct fast *f, uint64_t i, uint32_t want_be, enum fast_op op,
 		}
 	}
 	for (;;) {
-		if (op == FAST_WRITE && !*got &&
+		if (fast_kind(op) == FAST_WRITE && !*got &&
 		    pp_write_landed(f->flag_in, f->want_flag)) {
-			f->tgot = pp_clock_ticks();
+			f->tgot = fast_now(op);
 			*got = true;
 			s->progressed = true;
 			if (!f->busy)
@@ -446,7 +480,8 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 		s->iter = i;
 		return pp_run_interrupted(s);
 	}
-	t0 = pp_clock_ticks();
+	/* FAST_MONO: where the last round trip ended, if it did */
+	t0 = fast_mono(op) && f->chained ? f->tgot : fast_now(op);
 	if (first)
 		*t0p = t0;
 	if (t0 >= f->due) {
@@ -454,7 +489,7 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 		if (ret)
 			return ret;
 	}
-	if (op == FAST_WRITE)
+	if (fast_kind(op) == FAST_WRITE)
 		f->want_flag = pp_write_flag_at(f->in_base, seq);
 	if (fast_atomic(op))
 		expect = fast_atomic_next(f, op, &f->word);
@@ -468,7 +503,7 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 	if (!got) {
 		/* the time spent waiting in vain is not run time */
 		if (measured) {
-			d = (int64_t)(pp_clock_ticks() - t0);
+			d = (int64_t)(fast_now(op) - t0);
 			f->lost += (uint64_t)d;
 			/* ... nor is it inside the run if no reply follows */
 			if (f->tail_from != f->completed) {
@@ -478,8 +513,12 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
 			f->tail_lost += (uint64_t)d;
 		}
 		s->res->lost++;
+		if (fast_mono(op))
+			f->chained = false;
 		return 0;
 	}
+	if (fast_mono(op))
+		f->chained = true;
 	if (fast_atomic(op)) {
 		ret = fast_atomic_check(f, i, expect);
 		if (ret)
@@ -501,17 +540,27 @@ fast_round(struct fast *f, uint64_t i, bool measured, bool first,
  * request_rounds()'s and write_rounds()'s rare cases, out of their loops:
  * a round of @op (fast_round(), measured) ...
  */
+#define SLOW_ROUND(o)                                         \
+	case o:                                               \
+		return fast_round(f, i, true, false, o, &t0); \
+	case o | FAST_MONO:                                   \
+		return fast_round(f, i, true, false, o | FAST_MONO, &t0)
+
 static __attribute__((noinline)) int slow_round(struct fast *f, uint64_t i,
 						enum fast_op op)
 {
 	uint64_t t0;
 
-	if (op == FAST_FETCH_ADD)
-		return fast_round(f, i, true, false, FAST_FETCH_ADD, &t0);
-	if (op == FAST_CMP_SWAP)
-		return fast_round(f, i, true, false, FAST_CMP_SWAP, &t0);
-	if (op == FAST_WRITE)
-		return fast_round(f, i, true, false, FAST_WRITE, &t0);
+	switch ((int)op) {
+		SLOW_ROUND(FAST_FETCH_ADD);
+		SLOW_ROUND(FAST_CMP_SWAP);
+		SLOW_ROUND(FAST_WRITE);
+	default:
+		break;
+	}
+	if (fast_mono(op))
+		return fast_round(f, i, true, false, FAST_READ | FAST_MONO,
+				  &t0);
 	return fast_round(f, i, true, false, FAST_READ, &t0);
 }
 
@@ -519,15 +568,16 @@ static __attribute__((noinline)) int slow_round(struct fast *f, uint64_t i,
  * ... a write's wait (posted at @t0) when its peer's write had not landed
  * at the first looks, or its completion was not the first poll's (@got:
  * the peer's write landed, at f->tgot): fast_wait() (f->tgot: when it
- * landed)
+ * landed); @op: FAST_WRITE, and its clock
  */
 static __attribute__((noinline)) int write_slow_wait(struct fast *f, uint64_t i,
-						     uint64_t t0, bool got)
+						     uint64_t t0, bool got,
+						     enum fast_op op)
 {
 	bool gone = false;
 	int ret;
 
-	ret = fast_wait(f, i, 0, FAST_WRITE, t0, &got, &gone);
+	ret = fast_wait(f, i, 0, op, t0, &got, &gone);
 	if (!ret && !got) { /* lossy: write_rounds() is not */
 		pp_err_set(f->s->err, "RDMA write %llu: no write back",
 			   (unsigned long long)i);
@@ -539,19 +589,20 @@ static __attribute__((noinline)) int write_slow_wait(struct fast *f, uint64_t i,
 /*
  * ... and the wait for its completion (posted at @t0) when the first poll
  * found @n completions in f->wc, not one success: as fast_wait() after its
- * first poll (f->tgot: when it came)
+ * first poll (f->tgot: when it came); @op: the request, and its clock
  */
 static __attribute__((noinline)) int request_slow_wait(struct fast *f, int n,
-						       uint64_t i, uint64_t t0)
+						       uint64_t i, uint64_t t0,
+						       enum fast_op op)
 {
 	bool got = false, gone = false;
 	int ret = 0;
 
 	f->busy = true;
 	if (n > 0)
-		ret = fast_take(f, &f->wc, n, i, 0, &got, FAST_READ);
+		ret = fast_take(f, &f->wc, n, i, 0, &got, op);
 	if (!ret && (!got || f->busy))
-		ret = fast_wait(f, i, 0, FAST_READ, t0, &got, &gone);
+		ret = fast_wait(f, i, 0, op, t0, &got, &gone);
 	if (!ret && !got) { /* a lossy request: none is */
 		pp_err_set(f->s->err, "%s %llu: no completion",
 			   pp_op_name(f->s->r->attr.op), (unsigned long long)i);
@@ -571,7 +622,7 @@ rounds_count(struct fast *f, enum fast_op op, const uint64_t *sample,
 {
 	uint64_t k = (uint64_t)(sample - first);
 
-	if (fast_request(op))
+	if (fast_request(op) && !fast_mono(op))
 		f->posts += k;
 	f->completed += k;
 	f->s->progressed |= k != 0;
@@ -579,21 +630,26 @@ rounds_count(struct fast *f, enum fast_op op, const uint64_t *sample,
 
 /*
  * ... and their hand-off of round @i to slow_round(), their locals in f
- * before it and from it after: *@sample and *@first, *@tgot, *@word (an
- * atomic's next value; NULL: a write has none)
+ * before it and from it after: *@sample and *@first, *@tgot and
+ * *@chained, *@word (an atomic's next value; NULL: a write has none)
  */
 static inline __attribute__((always_inline)) int
 rounds_slow(struct fast *f, uint64_t i, enum fast_op op, uint64_t **sample,
-	    uint64_t **first, uint64_t *tgot, uint64_t *word)
+	    uint64_t **first, uint64_t *tgot, bool *chained, uint64_t *word)
 {
 	int ret;
 
 	rounds_count(f, op, *sample, *first);
 	if (word)
 		f->word = *word;
+	if (fast_mono(op)) {
+		f->tgot = *tgot;
+		f->chained = *chained;
+	}
 	ret = slow_round(f, i, op);
 	*sample = *first = f->samples + f->completed;
 	*tgot = f->tgot;
+	*chained = f->chained;
 	if (word)
 		*word = f->word;
 	return ret;
@@ -632,15 +688,16 @@ request_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
 	uint64_t *sample = f->samples + f->completed, *first = sample;
 	uint64_t i, t0, tgot = f->tgot, look = 0, word = f->word, expect = 0;
 	uint64_t old;
+	bool chained = f->chained;
 	int n, ret = 0;
 
 	for (i = *ip; i < to; i++) {
-		t0 = pp_clock_ticks();
+		t0 = fast_mono(op) && chained ? tgot : fast_now(op);
 		if (__builtin_expect(t0 >= look, 0)) {
 			look = rounds_look(f, t0);
 			if (t0 >= look) {
 				ret = rounds_slow(f, i, op, &sample, &first,
-						  &tgot, &word);
+						  &tgot, &chained, &word);
 				if (ret)
 					break;
 				continue;
@@ -653,16 +710,17 @@ request_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
 			ret = fast_post_failed(s, i, 0, op, ret);
 			break;
 		}
-		fast_post_time(f, (int64_t)(pp_clock_ticks() - t0));
+		if (!fast_mono(op))
+			fast_post_time(f, (int64_t)(fast_now(op) - t0));
 		n = f->poll(f->cq, 1, &f->wc);
 		if (__builtin_expect(!fast_one_success(n, &f->wc), 0)) {
 			s->progressed |= sample != first;
-			ret = request_slow_wait(f, n, i, t0);
+			ret = request_slow_wait(f, n, i, t0, op);
 			if (ret)
 				break;
 			tgot = f->tgot;
 		} else {
-			tgot = pp_clock_ticks();
+			tgot = fast_now(op);
 		}
 		/* fast_atomic_check() without its hook: @to stops before */
 		if (fast_atomic(op) &&
@@ -671,9 +729,11 @@ request_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
 			break;
 		}
 		*sample++ = tgot - t0;
+		chained = true;
 	}
 	rounds_count(f, op, sample, first);
 	f->tgot = tgot;
+	f->chained = chained;
 	f->word = word;
 	*ip = i;
 	return ret;
@@ -689,61 +749,64 @@ request_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
  * pp_write_landed()'s: the instruction count's looks (cgsplit.py).
  */
 static inline __attribute__((always_inline)) int
-write_rounds(struct fast *f, uint64_t *ip, uint64_t to)
+write_rounds(struct fast *f, uint64_t *ip, uint64_t to, enum fast_op op)
 {
 	struct run *s = f->s;
 	uint64_t *sample = f->samples + f->completed, *first = sample;
 	uint64_t i, t0, tgot = f->tgot, look = 0;
 	uint32_t seq = s->cfg->first_seq + (uint32_t)*ip;
-	bool landed;
+	bool landed, chained = f->chained;
 	int n, ret = 0;
 
 	for (i = *ip; i < to; i++, seq++) {
-		t0 = pp_clock_ticks();
+		t0 = fast_mono(op) && chained ? tgot : fast_now(op);
 		if (__builtin_expect(t0 >= look, 0)) {
 			look = rounds_look(f, t0);
 			if (t0 >= look) {
-				ret = rounds_slow(f, i, FAST_WRITE, &sample,
-						  &first, &tgot, NULL);
+				ret = rounds_slow(f, i, op, &sample, &first,
+						  &tgot, &chained, NULL);
 				if (ret)
 					break;
 				continue;
 			}
 		}
 		f->want_flag = pp_write_flag_at(f->in_base, seq);
-		ret = fast_post(f, i, seq, 0, true, false, FAST_WRITE, t0);
+		ret = fast_post(f, i, seq, 0, true, false, op, t0);
 		if (ret)
 			break;
 		/* one look: more are fast_wait()'s (pp_write_landed()) */
 		landed = __atomic_load_n(f->flag_in, __ATOMIC_ACQUIRE) ==
 			 f->want_flag;
 		if (__builtin_expect(landed, 1)) {
-			tgot = pp_clock_ticks();
+			tgot = fast_now(op);
 			/* a signaled write's completion: one poll for it */
 			n = f->busy ? f->poll(f->cq, 1, &f->wc) : 0;
 			if (__builtin_expect(!f->busy, 1) ||
 			    fast_one_success(n, &f->wc)) {
 				f->busy = false;
 				*sample++ = tgot - t0;
+				chained = true;
 				continue;
 			}
 			f->tgot = tgot;
 			if (n > 0) {
 				ret = fast_take(f, &f->wc, n, i, 0, &landed,
-						FAST_WRITE);
+						op);
 				if (ret)
 					break;
 			}
 		}
 		s->progressed |= sample != first;
-		ret = write_slow_wait(f, i, t0, landed);
+		ret = write_slow_wait(f, i, t0, landed, op);
 		if (ret)
 			break;
 		tgot = f->tgot;
 		*sample++ = tgot - t0;
+		chained = true;
 	}
-	rounds_count(f, FAST_WRITE, sample, first);
+	rounds_count(f, op, sample, first);
 	f->tgot = tgot;
+	f->chained = chained;
 	*ip = i;
 	return ret;
 }
@@ -836,9 +899,9 @@ static inline __attribute__((always_inline)) void fast_end(struct fast *f,
 
 /*
  * The client's loop in the common case (pp_run_fast_fits(): ours, one QP,
- * no -c, polling, no --interval, the cycle counter), written for it
- * (docs/dev/loop.md).  It measures what the general
- * loop measures, at the same points, but keeps the clock in ticks and
+ * no -c, polling, no --interval), written for it (docs/dev/loop.md).  It measures what the general loop measures, at the
+ * same points (under FAST_MONO: from the last arrival, fast_mono()), but
+ * keeps the clock in ticks (FAST_MONO: ns) and
  * converts the sample only (the time inside ibv_post_send() is summed in
  * ticks and converted once); it polls the CQ itself and takes the awaited
  * reply and the send's completion inline, anything else (an error, a late
@@ -861,7 +924,8 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 
 	fast_begin(s, &f, rwr, rsge);
 	f.lossy = s->lossy;
-	if (s->lossy && op == FAST_SEND) /* Write: as write_client() */
+	if (s->lossy &&
+	    fast_kind(op) == FAST_SEND) /* Write: as write_client() */
 		f.loss_ns = (int64_t)cfg->loss_timeout_ms * 1000000;
 	for (i = 0; i < cfg->warmup; i++) {
 		ret = fast_round(&f, i, false, false, op, &t0);
@@ -888,8 +952,8 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 		ret = request_rounds(
 			&f, &i, f.corrupt_at < total ? f.corrupt_at : total,
 			op);
-	if (!ret && op == FAST_WRITE && !f.h && !f.lossy)
-		ret = write_rounds(&f, &i, total);
+	if (!ret && fast_kind(op) == FAST_WRITE && !f.h && !f.lossy)
+		ret = write_rounds(&f, &i, total, op);
 	for (; !ret && i < total; i++) {
 		ret = fast_round(&f, i, true, false, op, &t0);
 		if (ret)
@@ -916,33 +980,39 @@ static inline __attribute__((always_inline)) int client_fast(struct run *s,
 	return ret;
 }
 
-/* client_fast() for each request, a function of its own */
-static __attribute__((noinline)) int client_read(struct run *s)
-{
-	return client_fast(s, FAST_READ);
-}
+/*
+ * client_fast() for each request, and each clock (@ticks: the cycle
+ * counter, else FAST_MONO), a function of its own
+ */
+#define FAST_CLIENT(name, op)                                                \
+	static __attribute__((noinline)) int name(struct run *s, bool ticks) \
+	{                                                                    \
+		return ticks ? client_fast(s, op) : name##_mono(s);          \
+	}
+#define FAST_CLIENT_MONO(name, op)                                      \
+	static __attribute__((noinline)) int name##_mono(struct run *s) \
+	{                                                               \
+		return client_fast(s, op | FAST_MONO);                  \
+	}
 
-static __attribute__((noinline)) int client_fetch_add(struct run *s)
-{
-	return client_fast(s, FAST_FETCH_ADD);
-}
-
-static __attribute__((noinline)) int client_cmp_swap(struct run *s)
-{
-	return client_fast(s, FAST_CMP_SWAP);
-}
+FAST_CLIENT_MONO(client_read, FAST_READ)
+FAST_CLIENT(client_read, FAST_READ)
+FAST_CLIENT_MONO(client_fetch_add, FAST_FETCH_ADD)
+FAST_CLIENT(client_fetch_add, FAST_FETCH_ADD)
+FAST_CLIENT_MONO(client_cmp_swap, FAST_CMP_SWAP)
+FAST_CLIENT(client_cmp_swap, FAST_CMP_SWAP)
 
 int pp_run_request_fast(struct run *s)
 {
 	switch (s->r->attr.op) {
 	case PP_OP_FETCH_ADD:
-		return client_fetch_add(s);
+		return client_fetch_add(s, pp_clock.ticks);
 	case PP_OP_CMP_SWAP:
-		return client_cmp_swap(s);
+		return client_cmp_swap(s, pp_clock.ticks);
 	default:
 		break;
 	}
-	return client_read(s);
+	return client_read(s, pp_clock.ticks);
 }
 
 /*
@@ -963,8 +1033,9 @@ static inline __attribute__((always_inline)) int server_fast(struct run *s,
 	uint64_t total = cfg->warmup + cfg->iters, i, recorded = 0;
 	uint64_t start = 0, last_send = 0, lost = 0, d;
 	/* Write: every wait a round trip, as write_server() */
-	int64_t abandoned = op == FAST_WRITE ? INT64_MAX :
-					       pp_run_abandoned_ns(cfg);
+	int64_t abandoned = fast_kind(op) == FAST_WRITE ?
+				    INT64_MAX :
+				    pp_run_abandoned_ns(cfg);
 	struct ibv_recv_wr rwr[PP_RECV_CHAIN];
 	struct ibv_sge rsge[PP_RECV_CHAIN];
 	uint32_t want = cfg->first_seq, seq;
@@ -987,7 +1058,7 @@ static inline __attribute__((always_inline)) int server_fast(struct run *s,
 		got = gone = false;
 		f.got_seq = want;
 		s->got = false;
-		if (op == FAST_WRITE)
+		if (fast_kind(op) == FAST_WRITE)
 			f.want_flag = pp_write_flag_at(f.in_base, want);
 		ret = fast_wait(&f, i, htonl(want), op, 0, &got, &gone);
 		if (ret)
@@ -1014,7 +1085,8 @@ static inline __attribute__((always_inline)) int server_fast(struct run *s,
 		} else if (i >= cfg->warmup && !start) {
 			start = f.tgot;
 		}
-		last_send = pp_clock_ticks();
+		/* FAST_MONO: the reply's round trip starts at this arrival */
+		last_send = fast_mono(op) ? f.tgot : fast_now(op);
 		ret = fast_post(&f, i, seq, htonl(seq), i >= cfg->warmup, false,
 				op, last_send);
 		if (ret)
@@ -1030,7 +1102,10 @@ static inline __attribute__((always_inline)) int server_fast(struct run *s,
 		gone = false;
 		ret = fast_wait(&f, i, htonl(want), op, 0, &got, &gone);
 		if (!ret)
-			last_send = pp_clock_ticks();
+			last_send = fast_now(op);
+	} else if (fast_mono(op)) {
+		last_send =
+			fast_now(op); /* the run's end: after the last post */
 	}
 out:
 	s->iter = pp_run_iter_of(s, want);
@@ -1043,18 +1118,34 @@ out:
 }
 
 /* the Write client, a function of its own (its registers its own) */
-static __attribute__((noinline)) int client_write(struct run *s)
+FAST_CLIENT_MONO(client_write, FAST_WRITE)
+FAST_CLIENT(client_write, FAST_WRITE)
+
+/* the loops under CLOCK_MONOTONIC, functions of their own */
+static __attribute__((noinline)) int write_fast_mono(struct run *s)
 {
-	return client_fast(s, FAST_WRITE);
+	return s->cfg->is_server ? server_fast(s, FAST_WRITE | FAST_MONO) :
+				   client_write_mono(s);
+}
+
+static __attribute__((noinline)) int send_fast_mono(struct run *s)
+{
+	return s->cfg->is_server ? server_fast(s, FAST_SEND | FAST_MONO) :
+				   client_fast(s, FAST_SEND | FAST_MONO);
 }
 
 int pp_run_write_fast(struct run *s)
 {
-	return s->cfg->is_server ? server_fast(s, FAST_WRITE) : client_write(s);
+	if (!pp_clock.ticks)
+		return write_fast_mono(s);
+	return s->cfg->is_server ? server_fast(s, FAST_WRITE) :
+				   client_write(s, true);
 }
 
 int pp_run_send_fast(struct run *s)
 {
+	if (!pp_clock.ticks)
+		return send_fast_mono(s);
 	return s->cfg->is_server ? server_fast(s, FAST_SEND) :
 				   client_fast(s, FAST_SEND);
 }

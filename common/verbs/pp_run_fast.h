@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pp_run_fast.h - the lean loop (docs/dev/loop.md): one
- * QP, polling, no -c, no --interval, the cycle counter; the client's and
+ * QP, polling, no -c, no --interval, under either clock; the client's and
  * the server's, for a send of ours, an RDMA Read and an RDMA Write.
  */
 #ifndef PP_RUN_FAST_H
@@ -15,7 +15,7 @@
  * pp_run_fast_fits() - can the client, or the server, take the lean loop
  * (docs/dev/loop.md): a send with our protocol, an
  * RDMA Read or an RDMA Write, on one QP, without -c, polling, without
- * --interval, with the cycle counter?
+ * --interval (under either clock: pp_clock.h)?
  * @s: the run
  */
 bool pp_run_fast_fits(const struct run *s);

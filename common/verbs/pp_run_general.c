@@ -48,7 +48,7 @@ int pp_run_client_loop(struct run *s)
 		if (ret)
 			break;
 		if (measured)
-			pp_run_note_post(res, t0, pp_clock_ns(), &start);
+			pp_run_note_post(res, t0, &start);
 		while (!s->got) {
 			ret = pp_run_wait_cq(
 				s, s->lossy ?
@@ -144,7 +144,7 @@ int pp_run_server_loop(struct run *s)
 		if (ret)
 			goto out;
 		if (i >= cfg->warmup) {
-			pp_run_note_post(res, last_send, pp_clock_ns(), NULL);
+			pp_run_note_post(res, last_send, NULL);
 			res->completed++;
 		}
 		s->want = seq + 1;

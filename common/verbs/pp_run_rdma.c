@@ -218,7 +218,7 @@ static int write_client(struct run *s)
 		if (ret)
 			break;
 		if (measured)
-			pp_run_note_post(res, t0, pp_clock_ns(), &start);
+			pp_run_note_post(res, t0, &start);
 		ret = write_wait(s);
 		if (!ret && s->send_busy)
 			ret = pp_run_wait_send(s);
@@ -285,7 +285,7 @@ static int write_server(struct run *s)
 		if (ret)
 			goto out;
 		if (i >= cfg->warmup) {
-			pp_run_note_post(res, last_send, pp_clock_ns(), NULL);
+			pp_run_note_post(res, last_send, NULL);
 			res->completed++;
 		}
 	}
@@ -398,7 +398,7 @@ static int request_client(struct run *s)
 		if (ret)
 			break;
 		if (measured)
-			pp_run_note_post(res, t0, pp_clock_ns(), &start);
+			pp_run_note_post(res, t0, &start);
 		ret = pp_run_wait_send(s);
 		if (ret)
 			break;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pp_clock.h"
 #include "pp_lhist.h"
 #include "pp_run_loop.h"
 #include "pp_run_types.h"
@@ -96,7 +97,7 @@ static inline uint64_t pp_run_ticks_to_ns(uint64_t ticks, double scale)
 }
 
 /**
- * pp_run_note_post() - count one measured send and its time inside
+ * pp_run_note_post_at() - count one measured send and its time inside
  * ibv_post_send(): on a NIC the doorbell, on Soft-RoCE the protocol work
  * too (docs/measurement.md)
  * @res: the result
@@ -106,8 +107,8 @@ static inline uint64_t pp_run_ticks_to_ns(uint64_t ticks, double scale)
  *         while 0, so that the run's time starts when its first measured
  *         post has returned, as the stock tools' (docs/measurement.md)
  */
-static inline void pp_run_note_post(struct pp_run_result *res, int64_t from,
-				    int64_t to, int64_t *start)
+static inline void pp_run_note_post_at(struct pp_run_result *res, int64_t from,
+				       int64_t to, int64_t *start)
 {
 	uint64_t ns = pp_run_sample_ns(from, to);
 
@@ -117,6 +118,24 @@ static inline void pp_run_note_post(struct pp_run_result *res, int64_t from,
 	res->post_ns += ns;
 	if (ns > res->post_max_ns)
 		res->post_max_ns = ns;
+}
+
+/**
+ * pp_run_note_post() - a measured send posted at @from has returned:
+ * pp_run_note_post_at() now, under the cycle counter; under CLOCK_MONOTONIC
+ * no post is timed, so that the clock (a system call on some hosts) is not
+ * read again: only the client's @start, once
+ * @res: the result
+ * @from: the clock before the post
+ * @start: as pp_run_note_post_at()'s
+ */
+static inline void pp_run_note_post(struct pp_run_result *res, int64_t from,
+				    int64_t *start)
+{
+	if (pp_clock.ticks)
+		pp_run_note_post_at(res, from, pp_clock_ns(), start);
+	else if (start && !*start)
+		*start = pp_clock_ns();
 }
 
 /**

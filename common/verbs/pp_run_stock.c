@@ -200,7 +200,7 @@ static int srq_server(struct run *s)
 			p->waiting--;
 			p->busy = true;
 			p->last_send = now;
-			pp_run_note_post(res, now, pp_clock_ns(), NULL);
+			pp_run_note_post(res, now, NULL);
 			sent++;
 		}
 	}

@@ -212,7 +212,7 @@ int pp_run_wait_cq(struct run *s, int64_t loss_deadline)
 			return 0;
 		if (!s->cfg->use_event && ++spins % PP_SPINS_PER_CLOCK)
 			continue;
-		now = pp_clock_ns();
+		now = pp_clock_look_ns();
 		ret = pp_run_look_around(s, now, loss_deadline);
 		if (ret)
 			return ret;

@@ -180,9 +180,9 @@ emulated CPU work, so only the ratios *within this run* mean anything, and
 they say how much CPU each tool's loop costs rather than what a NIC would
 do. See [measurement.md](../measurement.md) for how the tools measure.
 Our tools run with \`PP_CLOCK=cycles\`: the guest's emulated CPU has no
-\`constant_tsc\`, and without it they would time with \`CLOCK_MONOTONIC\`
-and run only their general loops, which a host with an invariant TSC
-never runs ([measurement.md](../measurement.md#the-clock)).
+\`constant_tsc\`, and without it they would time with \`CLOCK_MONOTONIC\`,
+a system call on this guest, as a host with an invariant TSC does not
+([measurement.md](../measurement.md#the-clock)).
 
 - Host: $(runinfo host_nproc) CPUs ($(runinfo host_cpu)), kernel
   $(runinfo host_kernel).$([[ -z $(guest kernel) ]] || echo "

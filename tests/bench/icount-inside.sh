@@ -44,6 +44,8 @@
 #             takes the general loop where every other row of ours takes the
 #             lean one, docs/dev/loop.md)
 #             "rc-N" (rc_pingpong -N: the sends posted by ibv_wr_*()),
+#             "mono" (rc_pingpong under PP_CLOCK=monotonic, both sides:
+#             the lean loop on CLOCK_MONOTONIC, one read per round trip),
 #             and "write read fetch-add lat-write lat-read lat-atomic"
 #             (rc_pingpong --op write, --op read, --op fetch-add; perftest's
 #             ib_write_lat, ib_read_lat, ib_atomic_lat; the atomics at 8
@@ -235,7 +237,7 @@ for c in "${cases[@]}"; do
 			;;
 		esac
 		case $c in
-		rc | rc-N | uc | ud | srq | multi | srv-rc | srv-ud | srv-srq | srv-multi)
+		rc | rc-N | mono | uc | ud | srq | multi | srv-rc | srv-ud | srv-srq | srv-multi)
 			# srv-*: our server under callgrind, cut at its loop; the
 			# client native; no calibration (the client would be the
 			# one stopped): the section gives the polls raw
@@ -248,9 +250,12 @@ for c in "${cases[@]}"; do
 			who=ours fn=pp_run_client_loop pms=$pause_ms
 			[[ $t != rc-N ]] ||
 				t=rc tool=rc_pingpong extra=(-N) who=ours-N
+			clock=$PP_CLOCK
+			[[ $t != mono ]] ||
+				t=rc tool=rc_pingpong who=ours-mono clock=monotonic
 			[[ $c != srv-* ]] ||
 				who=srv-ours fn=pp_run_server_loop pms=0
-			pause_ms=$pms row "$who:$t:$s" "$tool" "$fn" -- \
+			PP_CLOCK=$clock pause_ms=$pms row "$who:$t:$s" "$tool" "$fn" -- \
 				"$bin/$tool/$tool" "${g[@]}" -p @P@ -- \
 				"$bin/$tool/$tool" "${g[@]}" -p @P@ -s "$s" -n @N@ \
 				-r 500 "${extra[@]}" "$PP_HOST"

@@ -133,7 +133,7 @@ w("| tool | transport | size | total | loop | after | own | verbs | libc | "
   "own at min |")
 w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   "---:|---:|")
-order = {"ours": 0, "ours-N": 1, "stock": 2, "perftest": 3}
+order = {"ours": 0, "ours-N": 1, "ours-mono": 2, "stock": 3, "perftest": 4}
 trorder = {"rc": 0, "uc": 1, "ud": 2, "srq": 3}
 
 
@@ -219,6 +219,30 @@ if newrows:
             continue
         w("| %s | %s | %s | %s | %.2f | %.0f | %.0f |" % (
             t, s, otext, ntext, n[0] / o[0] if o[0] else 0, o[1], n[1]))
+    w("")
+monorows = sorted({k for k in rows if k.startswith("ours-mono:")}, key=key)
+if monorows:
+    w("The same loop under `CLOCK_MONOTONIC` (tool *ours-mono* above: "
+      "`PP_CLOCK=monotonic` on both sides, as on a host whose TSC is not "
+      "trusted, docs/measurement.md \"The clock\"): one clock read per "
+      "round trip, the arrival, which also starts the next round trip, and "
+      "no timing of `ibv_post_send()`, against three cycle-counter reads. "
+      "Under valgrind `clock_gettime()` is a system call (valgrind hides "
+      "the vDSO), so its user-space part is glibc's wrapper: the "
+      "difference is the clock's own cost in instructions, not the time "
+      "of a read. At the minimum polls (raw in brackets):")
+    w("")
+    w("| transport | size | ours loop | ours-mono loop | mono - cycles | "
+      "ours own | ours-mono own |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for k in monorows:
+        _, t, s = k.split(":")
+        o, otext = fair("ours:%s:%s" % (t, s))
+        n, ntext = fair(k)
+        if not o:
+            continue
+        w("| %s | %s | %s | %s | %+.0f | %.0f | %.0f |" % (
+            t, s, otext, ntext, n[0] - o[0], o[1], n[1]))
     w("")
 w("What is left, and why: our own code in the loop, at the minimum polls, "
   "is the work the tools measure with, per round trip: three reads of the "

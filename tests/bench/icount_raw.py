@@ -86,10 +86,11 @@ def fn_lines(rows, fns, key):
     lines = []
     for k in sorted(fns, key=key):
         who, t, s = k.split(":")
-        if who not in ("ours", "ours-N", "srv-ours"):
+        if who not in ("ours", "ours-N", "ours-mono", "srv-ours"):
             continue
         lines.append("- %s%s %s B (%.2f polls): %s." % (
-            t, " -N" if who == "ours-N" else "", s, rows[k][7] if k in rows else 0,
+            t, {"ours-N": " -N", "ours-mono": " CLOCK_MONOTONIC"}.get(who, ""),
+            s, rows[k][7] if k in rows else 0,
             ", ".join("`%s` %.0f" % (fn, n) for fn, n in fns[k])))
     return lines
 

@@ -331,7 +331,7 @@ END_TEST
 
 /*
  * The client's run time starts when its first measured post has returned
- * (as the stock tools'): pp_run_note_post() sets the start once, from the
+ * (as the stock tools'): pp_run_note_post_at() sets the start once, from the
  * first post's end, and a server's (NULL) has none; every post counts.
  */
 START_TEST(test_run_start)
@@ -340,11 +340,11 @@ START_TEST(test_run_start)
 	int64_t start = 0;
 
 	memset(&res, 0, sizeof(res));
-	pp_run_note_post(&res, 1000, 4000, &start);
+	pp_run_note_post_at(&res, 1000, 4000, &start);
 	ck_assert_int_eq(start, 4000);
-	pp_run_note_post(&res, 5000, 5500, &start);
+	pp_run_note_post_at(&res, 5000, 5500, &start);
 	ck_assert_int_eq(start, 4000);
-	pp_run_note_post(&res, 6000, 8000, NULL);
+	pp_run_note_post_at(&res, 6000, 8000, NULL);
 	ck_assert_uint_eq(res.posts, 3);
 	ck_assert_uint_eq(res.post_ns, 3000 + 500 + 2000);
 	ck_assert_uint_eq(res.post_max_ns, 3000);
