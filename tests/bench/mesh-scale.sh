@@ -3,7 +3,7 @@
 #
 # The mesh at scale on one machine, no RDMA device: the real rank 0
 # (rc_pingpong --mesh) against pp_mesh_standin playing the other N-1 ranks
-# over loopback (docs/testing.md, "The mesh at scale").  For each N: without
+# over loopback (docs/dev/testing.md, "The mesh at scale").  For each N: without
 # and with --json, every pair passing and every pair failing (RTR), each
 # run measures
 #   join_s       the stand-in's start to its last WELCOME (rank 0 answers
@@ -34,7 +34,7 @@
 #             the machine's memory
 #   --json-max  the --json runs only up to this N (default: every N); at
 #             4,096 ranks the document is about 23 GB and takes hours
-# Rank 0 runs with -T 10, as the sim.* tests do (docs/testing.md: a
+# Rank 0 runs with -T 10, as the sim.* tests do (docs/dev/testing.md: a
 # thousand keepalive probes at once overflow loopback's backlog).
 # Rank 0 and the stand-in need N + 64 descriptors each: the script raises
 # ulimit -n (the hard limit too, which needs root beyond it).

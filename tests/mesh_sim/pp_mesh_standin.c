@@ -3,7 +3,7 @@
  * pp_mesh_standin.c - many ranks of a mesh in one process, speaking the
  * mesh records (common/base/pp_mesh_wire.h, linked, not copied) to a real
  * rank 0 (rc_pingpong --mesh) over TCP, with no RDMA device: the tests and
- * the benchmark of rank 0 at scale (docs/testing.md, "The mesh at scale").
+ * the benchmark of rank 0 at scale (docs/dev/testing.md, "The mesh at scale").
  *
  * One process, one poll loop, one TCP connection per rank it plays, so a
  * mesh of 4,096 fits on one machine.  No pair runs: each RUN is answered

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The mesh at scale, with no RDMA device: the real rank 0 (TOOL --mesh)
 against pp_mesh_standin playing the other ranks over loopback
-(docs/testing.md, "The mesh at scale").
+(docs/dev/testing.md, "The mesh at scale").
 
 Usage: sim_test.py CASE --tool PATH --standin PATH --port P [--n N]
 
