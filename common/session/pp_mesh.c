@@ -658,7 +658,7 @@ struct coord {
 	bool joining;	       /* false: the join is over, a JOIN is refused */
 	struct pend *pend;     /* slots */
 	uint32_t npend, slots; /* connections held, joined or not, at most */
-	struct pollfd *pf;     /* 1 + slots + n */
+	struct pollfd *pf;     /* the join's: 1 + slots */
 	int64_t accept_again;  /* out of descriptors: no accept() before */
 	bool lfd_parked;       /* ... and out of the rounds' epoll set */
 	int ep;		       /* the rounds' epoll set; -1: none */
@@ -1529,7 +1529,7 @@ static int root_main(struct rank_ctx *rc, int lfd)
 		goto out;
 	}
 	c.pend = calloc(c.slots, sizeof(*c.pend));
-	c.pf = calloc(1 + c.slots + c.v.n, sizeof(*c.pf));
+	c.pf = calloc(1 + c.slots, sizeof(*c.pf));
 	if (!c.v.ranks || !c.v.cells || !c.fd || !c.pairs || !c.pend || !c.pf) {
 		fprintf(stderr, "%s: --mesh: out of memory\n", rc->o->prog);
 		ret = PP_EXIT_FAIL;
