@@ -26,7 +26,8 @@ static void put_bytes(struct wr *w, const void *b, size_t n)
 		w->err = EMSGSIZE;
 		return;
 	}
-	memcpy(w->p + w->used, b, n);
+	if (n) /* a RESULT without a document has none: NULL */
+		memcpy(w->p + w->used, b, n);
 	w->used += n;
 }
 

@@ -858,6 +858,8 @@ static Suite *mesh_report_suite(void)
 	tcase_add_test(scale, report_capped);
 	tcase_add_test(scale, store_growth);
 	tcase_set_timeout(scale, 300);
+	tcase_set_timeout(tc,
+			  60); /* the SVG of 300 ranks: seconds under ASan */
 	tcase_set_tags(scale, "scale"); /* valgrind.sh leaves it out */
 	suite_add_tcase(s, scale);
 	suite_add_tcase(s, tc);
