@@ -30,7 +30,7 @@
 #           the mesh ends within the bound it announced
 #   absent  rank 3 never starts: rank 0 goes on after --mesh-join 10 s,
 #           names rank 3 as never joined, its pairs fail, the rest pass
-#   many    srun -N 4 --ntasks-per-node=8 (32 ranks, 31 rounds, 496
+#   many    srun -N 4 -n 32 --overcommit (32 ranks, 31 rounds, 496
 #           pairs): every pair ok, 31 rounds, labels host#rank
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
@@ -315,9 +315,9 @@ absent)
 	;;
 many)
 	[[ $PP_ROLE == A ]] || exit 0
-	mesh_srun many 800 -N 4 --ntasks-per-node=8 --overcommit -- \
+	mesh_srun many 800 -N 4 -n 32 --overcommit -- \
 		"$rc" --mesh "${common[@]}" -n 10 -s 64 --json --mesh-svg "$PP_MEET/many/mesh.svg"
-	pp_expect_status "$srun_st" 0 "srun -N 4 --ntasks-per-node=8 rc --mesh"
+	pp_expect_status "$srun_st" 0 "srun -N 4 -n 32 rc --mesh"
 	statuses $(printf '0 %.0s' {1..32})
 	sed 's/^/    r0.err: /' "$d/r0.err"
 	mesh_check --ranks 32 --all-ok --json "$d/r0.out" --svg "$d/mesh.svg" --rounds 31 \
