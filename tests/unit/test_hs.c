@@ -1573,12 +1573,21 @@ static pid_t serve_later(uint32_t port, useconds_t us)
 	return pid;
 }
 
+/* serve_later()'s child took its client and ended well. */
+static void served(pid_t pid)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* A client started just before its server connects on a retry. */
 START_TEST(sock_server_starts_late)
 {
 	struct pp_err err;
 	uint32_t port = dead_port();
-	int fd, status;
+	int fd;
 	pid_t pid;
 
 	pid = serve_later(port, 300000);
@@ -1586,8 +1595,7 @@ START_TEST(sock_server_starts_late)
 				      &err) == 0,
 		      "%s", err.msg);
 	close(fd);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	served(pid);
 }
 END_TEST
 
@@ -1601,7 +1609,7 @@ START_TEST(sock_connect_patient)
 	struct pp_err err;
 	uint32_t port = dead_port();
 	int64_t t0 = pp_now_ns();
-	int fd = -1, status;
+	int fd = -1;
 	pid_t pid;
 
 	ck_assert_int_eq(pp_sock_connect_patient("no-such-host.invalid", 18515,
@@ -1620,8 +1628,7 @@ START_TEST(sock_connect_patient)
 					      &err) == 0,
 		      "%s", err.msg);
 	close(fd);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	served(pid);
 }
 END_TEST
 
