@@ -1014,15 +1014,28 @@ rank_gone(struct coord *c, uint32_t r, const char *fmt, ...)
  * A pair's token: its server takes only the client that shows it, so a
  * stray client on the pair's port (another mesh's, a late one) cannot take
  * the peer's place.  Not a secret against someone who reads the traffic.
+ * One random key per round (one getrandom() call, not one per pair), mixed
+ * with the pair's place in the round by splitmix64's finalizer: distinct
+ * inputs give distinct tokens.
  */
-static uint64_t pair_token(void)
+static uint64_t round_key(void)
 {
 	uint64_t t = 0;
 
 	if (getrandom(&t, sizeof(t), GRND_NONBLOCK) != (ssize_t)sizeof(t))
 		t = (uint64_t)pp_now_ns() * 0x9e3779b97f4a7c15ULL ^
 		    (uint64_t)getpid();
-	return t ? t : 1; /* 0 means none */
+	return t;
+}
+
+static uint64_t pair_token(uint64_t key, uint32_t k)
+{
+	uint64_t z = key + ((uint64_t)k + 1) * 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return z ? z : 1; /* 0 means none */
 }
 
 /* Send RUN (or for the ranks without a pair, IDLE) for @np pairs. */
@@ -1031,7 +1044,7 @@ static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 {
 	struct pp_mesh_msg m;
 	uint32_t i, k, side;
-	uint64_t token;
+	uint64_t key = round_key(), token;
 
 	for (i = 0; i < c->v.n; i++)
 		peer_of[i] = -1;
@@ -1062,7 +1075,7 @@ static void start_pairs(struct coord *c, const struct pp_mesh_pair *p,
 			continue;
 		}
 		cell->ran = true;
-		token = pair_token();
+		token = pair_token(key, k);
 		for (side = 0; side < 2; side++) {
 			uint32_t r = side ? p[k].b : p[k].a;
 			uint32_t peer = side ? p[k].a : p[k].b;
