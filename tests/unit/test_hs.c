@@ -1775,7 +1775,7 @@ static void be32(uint8_t *p, uint32_t v)
 START_TEST(sock_version_mismatch)
 {
 	uint8_t hdr[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN] = { 0 };
-	const char *want = "protocol version: client 7, server 6";
+	const char *want = "protocol version: client 8, server 7";
 	struct result r;
 	struct child ch;
 	struct pp_msg m;
@@ -1817,7 +1817,7 @@ static int srv_next(const struct pp_conn *c, const void *arg,
 		be32(out + 8, PP_WIRE_ERROR_LEN);
 		be32(out + 12, EPROTONOSUPPORT);
 		strcpy((char *)out + 16,
-		       "protocol version: client 6, server 7");
+		       "protocol version: client 7, server 8");
 		return pp_sock_write_all(c->fd, out, sizeof(out),
 					 pp_deadline(3000));
 	}
@@ -1846,7 +1846,7 @@ START_TEST(sock_client_sees_new_server)
 	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
 	close(c.fd);
 	ck_assert_int_eq(collect(&ch, &r), 0);
-	ck_assert_str_eq(err.msg, "protocol version: client 6, server 7");
+	ck_assert_str_eq(err.msg, "protocol version: client 7, server 8");
 	if (send_error) {
 		ck_assert_int_eq(rc, ECONNABORTED);
 		ck_assert(err.remote);
@@ -2483,7 +2483,7 @@ static const struct {
 START_TEST(wait_done_bad)
 {
 	static const uint8_t short_alive[] = {
-		0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x08,
+		0x50, 0x50, 0x4e, 0x47, 0x00, 0x07, 0x00, 0x08,
 		0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01,
 	};
 	struct pp_msg ready = { .type = PP_MSG_READY };
