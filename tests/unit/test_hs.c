@@ -318,6 +318,40 @@ START_TEST(adopt_path_mtu)
 }
 END_TEST
 
+/*
+ * --expect-mtu is no parameter: each side's goes in its HELLO and the
+ * server's answer carries the server's own (and its netdev MTU), so both
+ * judge; a server's value never refuses a client's.
+ */
+START_TEST(adopt_expect_mtu)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	side_init(&cl, PP_TOOL_RC, 4096);
+	srv.o.expect_mtu = 4096;
+	set_opt(&srv.o, PP_OPT_EXPECT_MTU);
+	side_rebuild(&srv);
+	srv.h.netdev_mtu = 1500;
+	cl.o.expect_mtu = 2048;
+	side_rebuild(&cl);
+	cl.h.netdev_mtu = 9000;
+	ck_assert_uint_eq(cl.h.expect_mtu, 2048);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.mtu, 1024);
+	ck_assert_uint_eq(agreed.expect_mtu, 4096);
+	ck_assert_uint_eq(agreed.netdev_mtu, 1500);
+	ck_assert_uint_eq(agreed.active_mtu, 1024);
+	/* a server without it answers 0: the client's alone counts */
+	srv.o.expect_mtu = 0;
+	side_rebuild(&srv);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.expect_mtu, 0);
+}
+END_TEST
+
 /* One mismatch: the server set an option the client asks otherwise. */
 struct mismatch {
 	enum pp_tool srv_tool, cl_tool;
@@ -2536,6 +2570,7 @@ static Suite *hs_suite(void)
 	tcase_add_test(pure, hello_describe);
 	tcase_add_test(pure, adopt_explicit_equal_is_fine);
 	tcase_add_test(pure, adopt_counters);
+	tcase_add_test(pure, adopt_expect_mtu);
 	tcase_add_loop_test(pure, adopt_path_mtu, 0,
 			    (int)(sizeof(mtu_cases) / sizeof(mtu_cases[0])));
 	tcase_add_loop_test(pure, adopt_mismatch, 0, N_MISMATCHES);
