@@ -13,6 +13,8 @@ const struct pp_exit_doc pp_exit_docs[] = {
 	  "a bad command line: one line names the option, the value and what is allowed." },
 	{ PP_EXIT_DATA,
 	  "received data did not match (**-c**), or an atomic's word was not the value expected (checked without **-c** too); the line names the message and the byte, or the word." },
+	{ PP_EXIT_FLAGGED,
+	  "every pair (or, in a pair run, every iteration) ran, but a threshold (**\\-\\-expect-mtu**, **\\-\\-max-rtt**) or a mesh verdict (a slow or failing NIC, host or link) flagged something; one line names each, with the figure, the limit and what to do." },
 	{ PP_EXIT_INTR,
 	  "SIGINT or SIGTERM stopped this side (128 + SIGINT, for either signal) in a run, a handshake or the wait for a client (a **\\-\\-persistent** server: in a client's run). It prints the result of the iterations completed, tells the peer, releases everything and exits 130; the peer prints *client: interrupted by SIGINT at iteration N of M* (or *server: ...*) and exits 1. A second signal while it cleans up ends it at once." },
 };

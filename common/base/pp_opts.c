@@ -37,6 +37,7 @@ enum opt_kind {
 	OPT_MTU,  /* a number that pp_mtu_valid() accepts */
 	OPT_STR,  /* a non-empty string */
 	OPT_WORD, /* one of a list of words: --op (pp_op_parse()) */
+	OPT_USEC, /* a decimal number of microseconds > 0 (pp_parse_usec()) */
 };
 
 struct opt_def {
@@ -323,6 +324,26 @@ static const struct opt_def opt_table[] = {
 		.max = PP_MAX_DURATION_S,
 		.help = "print the figures of every SEC seconds of the run as it goes (--json: one line each)",
 		.unset = "off",
+	},
+	{
+		.id = PP_OPT_EXPECT_MTU,
+		.name = "expect-mtu",
+		.arg = "BYTES",
+		.kind = OPT_MTU,
+		.tools = TOOLS_ALL,
+		.min = 256,
+		.max = 4096,
+		.help = "exit 4 when the path MTU is below BYTES (256, 512, 1024, 2048 or 4096), naming the side whose active MTU is lower and its netdev MTU; given on either side, both judge",
+		.unset = "none",
+	},
+	{
+		.id = PP_OPT_MAX_RTT,
+		.name = "max-rtt",
+		.arg = "USEC",
+		.kind = OPT_USEC,
+		.tools = TOOLS_ALL,
+		.help = "exit 4 when the median round trip is above USEC microseconds (a decimal number, such as 25 or 2.5); the client judges, as it measures",
+		.unset = "none",
 	},
 	{
 		.id = PP_OPT_NO_INLINE,
@@ -763,6 +784,9 @@ static void opt_store_num(struct pp_opts *o, enum pp_opt_id id, uint64_t v)
 	case PP_OPT_CLIENTS:
 		o->clients = (uint32_t)v;
 		break;
+	case PP_OPT_EXPECT_MTU:
+		o->expect_mtu = (uint32_t)v;
+		break;
 	default:
 		break;
 	}
@@ -906,6 +930,24 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 		opt_store_num(o, d->id, op);
 		break;
 	}
+	case OPT_USEC:
+		ret = pp_parse_usec(arg, &o->max_rtt_us);
+		if (ret == EINVAL) {
+			pp_err_set(
+				err,
+				"invalid value '%s' for %s: expected a number of microseconds, such as 25 or 2.5",
+				arg, opt_label(d, label, sizeof(label)));
+			return EINVAL;
+		}
+		if (ret) {
+			pp_err_set(
+				err,
+				"%s %s is out of range: give more than 0 and at most %.0f microseconds",
+				opt_label(d, label, sizeof(label)), arg,
+				PP_MAX_RTT_US_MAX);
+			return ret;
+		}
+		break;
 	case OPT_MTU:
 		ret = pp_parse_u64(arg, false, 0, UINT64_MAX, &v);
 		if (ret == EINVAL) {
@@ -1134,9 +1176,9 @@ static const enum pp_opt_id not_stock[] = {
 
 /* Options that --probe chooses itself, or that make no sense for its rows. */
 static const enum pp_opt_id not_probe[] = {
-	PP_OPT_GID_IDX,	 PP_OPT_MTU,	   PP_OPT_SWEEP,
-	PP_OPT_DURATION, PP_OPT_UC,	   PP_OPT_PERSISTENT,
-	PP_OPT_SAMPLES,	 PP_OPT_HISTOGRAM, PP_OPT_OP,
+	PP_OPT_GID_IDX, PP_OPT_MTU,	   PP_OPT_SWEEP,   PP_OPT_DURATION,
+	PP_OPT_UC,	PP_OPT_PERSISTENT, PP_OPT_SAMPLES, PP_OPT_HISTOGRAM,
+	PP_OPT_OP,	PP_OPT_EXPECT_MTU, PP_OPT_MAX_RTT,
 };
 
 /* The table row of @id. */
@@ -1168,6 +1210,7 @@ static int opt_check_one_of(const struct pp_opts *o, enum pp_opt_id a,
 static const enum pp_opt_id not_mesh[] = {
 	PP_OPT_PERSISTENT, PP_OPT_PROBE,     PP_OPT_RDMA_CORE, PP_OPT_SAMPLES,
 	PP_OPT_INTERVAL,   PP_OPT_SHOW_GIDS, PP_OPT_BIND,      PP_OPT_CLIENTS,
+	PP_OPT_EXPECT_MTU, PP_OPT_MAX_RTT,
 };
 
 /* The --mesh-* options that need --mesh. */
@@ -1357,6 +1400,12 @@ static int opt_check_cross(const struct pp_opts *o, struct pp_err *err)
 	ret = opt_check_mesh(o, err);
 	if (ret)
 		return ret;
+	if ((o->set & PP_OPT_BIT(PP_OPT_MAX_RTT)) && !o->host && !o->mesh) {
+		pp_err_set(
+			err,
+			"--max-rtt is a client option: only the client measures the round trips (give it to the client)");
+		return EINVAL;
+	}
 	if (o->tool == PP_TOOL_SRQ && o->rx_depth < o->num_qps) {
 		pp_err_set(err,
 			   "-r/--rx-depth %" PRIu32
@@ -1627,6 +1676,30 @@ int pp_parse_u64(const char *s, bool suffixes, uint64_t min, uint64_t max,
 		return ERANGE;
 	v *= mult;
 	if (v < min || v > max)
+		return ERANGE;
+	*out = v;
+	return 0;
+}
+
+int pp_parse_usec(const char *s, double *out)
+{
+	const char *p = s;
+	double v = 0.0, scale = 1.0;
+	bool digits = false;
+
+	if (!s)
+		return EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++, digits = true)
+		v = v * 10.0 + (*p - '0');
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits = true) {
+			scale /= 10.0;
+			v += (*p - '0') * scale;
+		}
+	}
+	if (!digits || *p)
+		return EINVAL; /* empty, ".", a sign, an exponent, garbage */
+	if (!(v > 0.0) || v > PP_MAX_RTT_US_MAX)
 		return ERANGE;
 	*out = v;
 	return 0;

@@ -81,6 +81,8 @@ enum pp_opt_id {
 	PP_OPT_RETRY_COUNT, /* --retry-count: RC transport retries */
 	PP_OPT_RNR_RETRY,   /* --rnr-retry: RC receiver-not-ready retries */
 	PP_OPT_CLIENTS,	    /* --clients N (xrc): ibv_xsrq_pingpong's -c */
+	PP_OPT_EXPECT_MTU,  /* --expect-mtu BYTES: a path MTU below: status 4 */
+	PP_OPT_MAX_RTT,	    /* --max-rtt USEC: a median above: status 4 */
 	PP_OPT_COUNT
 };
 
@@ -135,7 +137,14 @@ struct pp_opts {
 	uint32_t mesh_join_s;	  /* --mesh-join: rank 0 waits this long */
 	const char *mesh_svg;	  /* --mesh-svg: the heatmap to this file */
 	const char *mesh_id;	  /* --mesh-id; NULL: PP_MESH_ID, launcher */
-				  /*
+	/*
+	 * Thresholds that flag a run that ran (exit status 4): a path MTU
+	 * below expect_mtu (0: none), a median round trip above max_rtt_us
+	 * (0: none).  docs/thresholds.md.
+	 */
+	uint32_t expect_mtu;
+	double max_rtt_us;
+	/*
 	 * The negotiated parameters (pp_params.h): op (--op, enum pp_op),
 	 * size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu
@@ -235,5 +244,19 @@ size_t pp_opts_list(enum pp_tool tool, struct pp_opt_info *out);
  */
 int pp_parse_u64(const char *s, bool suffixes, uint64_t min, uint64_t max,
 		 uint64_t *out);
+
+/* --max-rtt's bound: an hour, in microseconds. */
+#define PP_MAX_RTT_US_MAX 3600000000.0
+
+/**
+ * pp_parse_usec() - parse a decimal number of microseconds strictly
+ * @s: the text: digits, optionally a '.' and more digits; nothing else (no
+ *     sign, exponent, hex or space)
+ * @out: the value, set only on success
+ *
+ * Return: 0, EINVAL (empty, garbage) or ERANGE (0, or above
+ * PP_MAX_RTT_US_MAX).
+ */
+int pp_parse_usec(const char *s, double *out);
 
 #endif /* PP_OPTS_H */

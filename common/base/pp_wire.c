@@ -30,6 +30,8 @@
 #define HELLO_GID_TYPE 38
 #define HELLO_PEER_GID_INDEX 58
 #define HELLO_TIMEOUT_MS 60
+#define HELLO_NETDEV_MTU 68
+#define HELLO_EXPECT_MTU 70
 
 #define ADDRS_COUNT 0
 #define ADDRS_FIRST 4
@@ -90,7 +92,8 @@ static void hello_used(bool used[PP_WIRE_HELLO_LEN])
 		{ HELLO_FLAGS, 2 },	 { HELLO_LINK_LAYER, 1 },
 		{ HELLO_ACTIVE_MTU, 2 }, { HELLO_GID_INDEX, 2 },
 		{ HELLO_GID_TYPE, 1 },	 { HELLO_PEER_GID_INDEX, 2 },
-		{ HELLO_TIMEOUT_MS, 4 },
+		{ HELLO_TIMEOUT_MS, 4 }, { HELLO_NETDEV_MTU, 2 },
+		{ HELLO_EXPECT_MTU, 2 },
 	};
 	const struct pp_hello *h = NULL;
 	size_t i;
@@ -133,6 +136,8 @@ static bool hello_ok(const struct pp_hello *h, const char **why)
 		return bad(why, "peer_gid_index out of range");
 	if (!PP_IN(h->timeout_ms, 1, PP_WIRE_TIMEOUT_MAX_MS))
 		return bad(why, "timeout out of range");
+	if (h->expect_mtu && !pp_mtu_valid(h->expect_mtu))
+		return bad(why, "expect_mtu out of range");
 	return true;
 }
 
@@ -335,6 +340,8 @@ static void put_hello(uint8_t *p, const struct pp_hello *h)
 	p[HELLO_GID_TYPE] = h->gid_type;
 	pp_put_be16(p + HELLO_PEER_GID_INDEX, h->peer_gid_index);
 	pp_put_be32(p + HELLO_TIMEOUT_MS, h->timeout_ms);
+	pp_put_be16(p + HELLO_NETDEV_MTU, h->netdev_mtu);
+	pp_put_be16(p + HELLO_EXPECT_MTU, h->expect_mtu);
 #define PUT_NUM(name, opt, type, off, ...) \
 	pp_put_be(p + (off), sizeof(h->name), h->name);
 	PP_PARAMS(PUT_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
@@ -491,6 +498,8 @@ static int get_hello(const uint8_t *p, struct pp_hello *h, const char **why)
 	h->gid_type = p[HELLO_GID_TYPE];
 	h->peer_gid_index = pp_get_be16(p + HELLO_PEER_GID_INDEX);
 	h->timeout_ms = pp_get_be32(p + HELLO_TIMEOUT_MS);
+	h->netdev_mtu = pp_get_be16(p + HELLO_NETDEV_MTU);
+	h->expect_mtu = pp_get_be16(p + HELLO_EXPECT_MTU);
 #define GET_NUM(name, opt, type, off, ...) \
 	h->name = (type)pp_get_be(p + (off), sizeof(h->name));
 	PP_PARAMS(GET_NUM, PP_PARAM_NONE, PP_PARAM_NONE)

@@ -9,7 +9,7 @@
  *
  * Header:  magic u32 "PPNG" | version u16 | type u16 | body length u32
  *
- * HELLO (68 bytes; client -> server: what the client asks for; server ->
+ * HELLO (72 bytes; client -> server: what the client asks for; server ->
  * client: what the server adopted, with the agreed path MTU in @mtu):
  *   0 tool u8 | 1 transport u8 | 2 flags u16 | 4 mtu u32 | 8 size u64 |
  *   16 iters u64 | 24 rx_depth u32 | 28 num_qps u32 | 32 sl u8 |
@@ -25,7 +25,11 @@
  *   echoes it) | 64 qp_timeout u8 (0..31; 0: infinite) |
  *   65 retry_count u8 (0..7) | 66 rnr_retry u8 (0..7; 7: infinite) |
  *   67 reserved u8, zero (64..66: the RC QPs' RTS attributes; a UD client
- *   sends the defaults and nobody uses them)
+ *   sends the defaults and nobody uses them) |
+ *   68 netdev_mtu u16 (the MTU of the sender's netdev behind its GID; 0:
+ *   none, InfiniBand, or unknown; 65535: that or more) |
+ *   70 expect_mtu u16 (the sender's --expect-mtu: 0 none, or 256..4096;
+ *   either side's makes both judge the path MTU)
  *   With PP_F_SWEEP, size is the largest size of the sweep (pp_sweep_sizes()).
  * ADDRS (4 + 48 * count bytes): count u32, then count records of
  *   lid u16 | reserved u16 | qpn u32 | psn u32 | srqn u32 | tgt_qpn u32 |
@@ -67,10 +71,11 @@
 /* 2: HELLO carries warmup, duration, sweep; 3: hop limit, traffic class,
  * P_Key index, flow label; 4: rkey and vaddr in ADDRS, peer_gid_index,
  * COUNTERS, GIDS; 5: the P_Key instead of its index, the client's -T, the
- * GRH flag of the server's answer; 6: QP timeout, retry count, RNR retry */
-#define PP_WIRE_VERSION 6
+ * GRH flag of the server's answer; 6: QP timeout, retry count, RNR retry;
+ * 7: the netdev MTU and --expect-mtu */
+#define PP_WIRE_VERSION 7
 #define PP_WIRE_HDR_LEN 12
-#define PP_WIRE_HELLO_LEN 68
+#define PP_WIRE_HELLO_LEN 72
 #define PP_WIRE_ADDR_LEN 48
 #define PP_WIRE_GID_LEN 36
 #define PP_WIRE_GIDS_MAX 256
@@ -156,6 +161,10 @@ struct pp_hello {
 	uint16_t peer_gid_index;
 	/* the client's -T in ms: the deadline both sides' waits follow */
 	uint32_t timeout_ms;
+	/* the sender's netdev MTU (0: none or unknown; at most 65535) */
+	uint16_t netdev_mtu;
+	/* the sender's --expect-mtu (0: none; else 256..4096) */
+	uint16_t expect_mtu;
 #define PP_HELLO_NUM(name, opt, type, ...) type name;
 	PP_PARAMS(PP_HELLO_NUM, PP_PARAM_NONE, PP_PARAM_NONE)
 #undef PP_HELLO_NUM

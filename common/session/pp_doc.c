@@ -319,6 +319,47 @@ static void write_clock(struct pp_json *j, const struct pp_session *s)
 	pp_json_end_object(j);
 }
 
+/*
+ * "thresholds": --expect-mtu and --max-rtt (null when not given), what was
+ * judged against them, which were exceeded and the lines that say so.
+ */
+static void write_thresholds(struct pp_json *j, const struct pp_session *s)
+{
+	struct pp_session_thresh t;
+
+	pp_session_thresholds(s, &t);
+	pp_json_key(j, "thresholds");
+	pp_json_begin_object(j);
+	pp_json_key_int_or_null(j, "expect_mtu", t.expect_mtu != 0,
+				t.expect_mtu);
+	pp_json_key_int_or_null(j, "path_mtu", t.path_mtu != 0, t.path_mtu);
+	pp_json_key(j, "max_rtt_usec");
+	if (t.max_rtt_us > 0)
+		pp_json_double(j, t.max_rtt_us);
+	else
+		pp_json_null(j);
+	pp_json_key(j, "median_usec");
+	if (t.max_rtt_us > 0 && t.median_us > 0)
+		pp_json_double(j, t.median_us);
+	else
+		pp_json_null(j);
+	pp_json_key(j, "exceeded");
+	pp_json_begin_array(j);
+	if (t.mtu_below)
+		pp_json_string(j, "expect_mtu");
+	if (t.rtt_above)
+		pp_json_string(j, "max_rtt");
+	pp_json_end_array(j);
+	pp_json_key(j, "lines");
+	pp_json_begin_array(j);
+	if (t.mtu_below)
+		pp_json_string(j, t.mtu_line);
+	if (t.rtt_above)
+		pp_json_string(j, t.rtt_line);
+	pp_json_end_array(j);
+	pp_json_end_object(j);
+}
+
 int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 		 const char *error)
 {
@@ -350,6 +391,7 @@ int pp_doc_write(const struct pp_session *s, FILE *f, int exit_status,
 	write_results(&j, s);
 	write_counters(&j, s);
 	write_clock(&j, s);
+	write_thresholds(&j, s);
 	pp_json_key(&j, "status");
 	pp_json_begin_object(&j);
 	pp_json_key_int(&j, "exit", exit_status);

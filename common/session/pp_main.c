@@ -35,12 +35,28 @@ static const char *error_line(const struct pp_session *s, char *buf, size_t len)
 }
 
 /*
- * The end of a run, good or bad: --samples, the error line on stderr, and
- * with --json the document.  Return: @ret, or the error of --samples.
+ * The exit status of a run that returned @ret: a run that ran whole exits
+ * PP_EXIT_FLAGGED when a threshold flagged it (pp_session_thresholds()).
+ */
+static int exit_of(const struct pp_session *s, int ret)
+{
+	struct pp_session_thresh t;
+
+	if (ret)
+		return pp_exit_status(ret);
+	pp_session_thresholds(s, &t);
+	return t.mtu_below || t.rtt_above ? PP_EXIT_FLAGGED : PP_EXIT_OK;
+}
+
+/*
+ * The end of a run, good or bad: --samples, the error line on stderr (or
+ * the lines of the thresholds that flagged a run that ran), and with
+ * --json the document.  Return: @ret, or the error of --samples.
  */
 static int finish(struct pp_session *s, int ret)
 {
 	char line[sizeof(s->err.msg) + 96];
+	struct pp_session_thresh t;
 	int wret;
 
 	if (s->o->samples_path && s->nresults) {
@@ -53,8 +69,13 @@ static int finish(struct pp_session *s, int ret)
 	if (ret)
 		fprintf(stderr, "%s: %s\n", s->o->prog,
 			error_line(s, line, sizeof(line)));
+	pp_session_thresholds(s, &t);
+	if (!ret && t.mtu_below)
+		fprintf(stderr, "%s: %s\n", s->o->prog, t.mtu_line);
+	if (!ret && t.rtt_above)
+		fprintf(stderr, "%s: %s\n", s->o->prog, t.rtt_line);
 	if (s->o->json)
-		pp_doc_write(s, stdout, pp_exit_status(ret),
+		pp_doc_write(s, stdout, exit_of(s, ret),
 			     ret ? error_line(s, line, sizeof(line)) : NULL);
 	fflush(stdout);
 	return ret;
@@ -86,8 +107,12 @@ static int run_one(struct pp_session *s)
 		ret = pp_session_run(s);
 	}
 	if (text) {
+		struct pp_session_thresh t;
+
 		pp_session_print_result(s, text);
 		pp_session_print_counters(s, text);
+		pp_session_thresholds(s, &t);
+		pp_session_print_thresholds(&t, text);
 	}
 	return finish(s, ret);
 }
@@ -176,11 +201,11 @@ int pp_tool_main(enum pp_tool tool, int argc, char **argv)
 		&s, &o, o.rdma_core ? &pp_exchange_stock : &pp_exchange_ours);
 	s.json_interval = pp_doc_interval;
 	if (ret)
-		finish(&s, ret);
+		ret = pp_exit_status(finish(&s, ret));
 	else if ((o.persistent || o.clients) && !o.host)
-		ret = pp_serve(&s, run_one, finish);
+		ret = pp_exit_status(pp_serve(&s, run_one, finish));
 	else
-		ret = run_one(&s);
+		ret = exit_of(&s, run_one(&s));
 	pp_session_close(&s);
-	return pp_exit_status(ret);
+	return ret;
 }

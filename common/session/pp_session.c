@@ -25,6 +25,7 @@
 #include "pp_signal.h"
 #include "pp_sock.h"
 #include "pp_stats.h"
+#include "pp_thresh.h"
 #include "pp_time.h"
 
 /* Use entry @idx of the port's GID table; s->gid_reason says why. */
@@ -33,7 +34,18 @@ static void use_gid(struct pp_session *s, int idx)
 	memcpy(s->gid, s->gids[idx].raw, 16);
 	s->gid_type = s->gids[idx].type;
 	s->gid_index = idx;
+	if (pp_netdev_mtu("", s->gids[idx].ndev, &s->netdev_mtu))
+		s->netdev_mtu = 0;
 	pp_trace_step(&s->trace, "%s", s->gid_reason);
+}
+
+/* This side's HELLO: its options and port, and the netdev's MTU. */
+static void build_hello(struct pp_session *s)
+{
+	pp_hello_build(s->o, &s->caps, s->gid_index, s->gid_type, &s->mine);
+	s->mine.netdev_mtu = (uint16_t)(s->netdev_mtu > UINT16_MAX ?
+						UINT16_MAX :
+						s->netdev_mtu);
 }
 
 /* Read the port's GID table; a -g must name one of its populated entries. */
@@ -445,8 +457,7 @@ static int agree(struct pp_session *s)
 		ret = choose_gid(s);
 		if (ret)
 			return tell_peer(s, ret);
-		pp_hello_build(o, &s->caps, s->gid_index, s->gid_type,
-			       &s->mine);
+		build_hello(s);
 		if (s->want_peer_gid >= 0)
 			s->mine.peer_gid_index = (uint16_t)s->want_peer_gid;
 		if (s->want_gids)
@@ -485,7 +496,7 @@ static int agree(struct pp_session *s)
 		if (ret)
 			return tell_peer(s, ret);
 	}
-	pp_hello_build(o, &s->caps, s->gid_index, s->gid_type, &s->mine);
+	build_hello(s);
 	ret = pp_hs_server_answer(&s->conn, o, &s->caps, &s->mine, &s->peer,
 				  &s->agreed, &s->err);
 	if (!ret && (s->peer.flags & PP_F_GIDS)) {
@@ -1055,6 +1066,7 @@ void pp_session_end_client(struct pp_session *s)
 		s->gid_index = -1;
 		memset(s->gid, 0, sizeof(s->gid));
 		s->gid_type = PP_GID_TYPE_NONE;
+		s->netdev_mtu = 0;
 		s->gid_auto = false;
 		s->gid_reason[0] = '\0';
 	}
@@ -1235,6 +1247,95 @@ int pp_session_write_samples(struct pp_session *s)
 		pp_err_set(&s->err, "--samples: writing %s failed: %s", path,
 			   strerror(ret));
 	return ret;
+}
+
+/* One side of the path for pp_thresh_mtu(): @h its HELLO (NULL: stock). */
+static void thresh_side(const struct pp_session *s, const struct pp_hello *h,
+			bool mine, struct pp_thresh_side *side)
+{
+	*side = (struct pp_thresh_side){
+		.name = (mine == s->conn.is_server) ? "the server" :
+						      "the client",
+		.known = mine || (h && h->tool),
+	};
+	if (mine) {
+		side->ib = s->caps.link_layer == IBV_LINK_LAYER_INFINIBAND;
+		side->active_mtu = s->caps.active_mtu;
+		side->netdev_mtu = s->netdev_mtu;
+	} else if (side->known) {
+		side->ib = h->link_layer == IBV_LINK_LAYER_INFINIBAND;
+		side->active_mtu = h->active_mtu;
+		side->netdev_mtu = h->netdev_mtu;
+	}
+}
+
+void pp_session_thresholds(const struct pp_session *s,
+			   struct pp_session_thresh *t)
+{
+	const struct pp_hello *peer = s->peer.tool ? &s->peer : NULL;
+	const struct pp_hello *client = s->conn.is_server ? peer : &s->mine;
+	struct pp_thresh_side me, other;
+	unsigned int more = 0;
+	uint64_t size = 0;
+	struct pp_stats st;
+	size_t k;
+
+	memset(t, 0, sizeof(*t));
+	t->expect_mtu = s->o->expect_mtu;
+	if (peer && peer->expect_mtu > t->expect_mtu)
+		t->expect_mtu = peer->expect_mtu;
+	t->max_rtt_us = s->o->max_rtt_us;
+	if (s->agreed.tool && t->expect_mtu) {
+		t->path_mtu = s->agreed.mtu;
+		thresh_side(s, peer, true, &me);
+		thresh_side(s, peer, false, &other);
+		/* the same line on both sides: the server first */
+		t->mtu_below = pp_thresh_mtu(
+			t->expect_mtu, t->path_mtu, client ? client->mtu : 0,
+			s->conn.is_server || !other.known ? &me : &other,
+			s->conn.is_server || !other.known ? &other : &me,
+			t->mtu_line, sizeof(t->mtu_line));
+	}
+	/* the client measures; a sweep's sizes each, named from the first */
+	for (k = 0; t->max_rtt_us > 0 && !s->conn.is_server && k < s->nresults;
+	     k++) {
+		if (pp_run_stats(&s->results[k], &st))
+			continue;
+		if (!t->median_us)
+			t->median_us = st.median;
+		if (!(st.median > t->max_rtt_us))
+			continue;
+		if (t->rtt_above) {
+			more++;
+			continue;
+		}
+		t->rtt_above = true;
+		t->median_us = st.median;
+		size = s->results[k].size;
+	}
+	if (t->rtt_above)
+		pp_thresh_rtt(t->max_rtt_us, t->median_us, size, more,
+			      t->rtt_line, sizeof(t->rtt_line));
+}
+
+void pp_session_print_thresholds(const struct pp_session_thresh *t, FILE *f)
+{
+	if (!t->expect_mtu && !(t->max_rtt_us > 0))
+		return;
+	fprintf(f, "thresholds:");
+	if (t->expect_mtu && t->path_mtu)
+		fprintf(f, " path MTU %u, --expect-mtu %u: %s", t->path_mtu,
+			t->expect_mtu, t->mtu_below ? "BELOW" : "ok");
+	if (t->expect_mtu && t->max_rtt_us > 0)
+		fputc(';', f);
+	if (t->max_rtt_us > 0 && t->median_us > 0)
+		fprintf(f, " median %.3f usec, --max-rtt %g usec: %s",
+			t->median_us, t->max_rtt_us,
+			t->rtt_above ? "ABOVE" : "ok");
+	else if (t->max_rtt_us > 0)
+		fprintf(f, " --max-rtt %g usec: not judged here (%s)",
+			t->max_rtt_us, "no round trips measured");
+	fputc('\n', f);
 }
 
 int pp_exit_status(int ret)

@@ -95,7 +95,9 @@ struct pp_session {
 	struct pp_port_caps caps;
 	int gid_index; /* -1: no GRH */
 	uint8_t gid[16];
-	uint8_t gid_type;	   /* enum pp_gid_type */
+	uint8_t gid_type; /* enum pp_gid_type */
+	/* the MTU of the netdev behind that GID (RoCE); 0: none or unknown */
+	uint32_t netdev_mtu;
 	bool gid_auto;		   /* chosen here, not by -g */
 	struct pp_cpu_place place; /* the CPU this side runs on, and why */
 	char gid_reason[320];	   /* the GID in use, and why */
@@ -351,6 +353,39 @@ int pp_session_write_samples(struct pp_session *s);
  * @f: stream
  */
 void pp_session_print_size(const struct pp_session *s, size_t k, FILE *f);
+
+/* The thresholds of a run, judged (pp_thresh.h, docs/thresholds.md). */
+struct pp_session_thresh {
+	uint32_t expect_mtu; /* the larger of both sides' --expect-mtu; 0 */
+	uint32_t path_mtu;   /* the path MTU judged; 0: not agreed */
+	double max_rtt_us;   /* --max-rtt; 0: none */
+	double median_us;    /* the median judged (the first size above the
+			      * limit, else the first size); 0: none */
+	bool mtu_below;	     /* path_mtu < expect_mtu */
+	bool rtt_above;	     /* a size's median > max_rtt_us */
+	char mtu_line[PP_ERR_LEN];
+	char rtt_line[PP_ERR_LEN];
+};
+
+/**
+ * pp_session_thresholds() - judge the run of @s against --expect-mtu
+ * (either side's: the peer's comes in its HELLO) and --max-rtt (the
+ * client's samples)
+ * @s: a session whose run ended
+ * @t: filled; nothing is below or above before the parameters are agreed
+ *
+ * Both sides of a pair judge the MTU alike and write the same line.
+ */
+void pp_session_thresholds(const struct pp_session *s,
+			   struct pp_session_thresh *t);
+
+/**
+ * pp_session_print_thresholds() - the text line of the thresholds given:
+ * "thresholds: path MTU 1024, --expect-mtu 4096: below; ..."
+ * @t: from pp_session_thresholds()
+ * @f: stream
+ */
+void pp_session_print_thresholds(const struct pp_session_thresh *t, FILE *f);
 
 /**
  * pp_exit_status() - the exit status for a step's return value

@@ -280,3 +280,28 @@ uint16_t *pp_dev_pkeys(struct ibv_context *ctx, uint8_t ib_port, uint32_t n)
 			tbl[i] = be16toh(pkey);
 	return tbl;
 }
+
+int pp_netdev_mtu(const char *root, const char *ndev, uint32_t *mtu)
+{
+	char path[512], buf[32], *end;
+	unsigned long v;
+	FILE *f;
+	bool ok;
+
+	if (!ndev || !ndev[0])
+		return ENODEV;
+	snprintf(path, sizeof(path), "%s/sys/class/net/%s/mtu", root, ndev);
+	f = fopen(path, "re");
+	if (!f)
+		return errno;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	if (!ok || buf[0] < '0' || buf[0] > '9')
+		return EPROTO;
+	errno = 0;
+	v = strtoul(buf, &end, 10);
+	if (errno || (*end && *end != '\n') || v > UINT32_MAX)
+		return EPROTO;
+	*mtu = (uint32_t)v;
+	return 0;
+}

@@ -154,4 +154,16 @@ int pp_mtu_to_enum(uint32_t mtu);
  */
 uint32_t pp_mtu_from_enum(int mtu);
 
+/**
+ * pp_netdev_mtu() - the MTU of a network device, from sysfs
+ * @root: prefixed to "/sys/class/net/@ndev/mtu" ("" for the real one; a
+ *        directory of made-up files in tests)
+ * @ndev: the device's name ("eth0"), as a GID's gid_attrs/ndevs names it
+ * @mtu: set on success
+ *
+ * Return: 0; ENODEV (@ndev empty: no netdev, as on InfiniBand); the errno
+ * of opening the file; EPROTO (its contents are not a number).
+ */
+int pp_netdev_mtu(const char *root, const char *ndev, uint32_t *mtu);
+
 #endif /* PP_DEV_H */

@@ -73,6 +73,7 @@ void pp_hello_build(const struct pp_opts *o, const struct pp_port_caps *caps,
 			      o->timeout_ms > PP_WIRE_TIMEOUT_MAX_MS ?
 						  PP_WIRE_TIMEOUT_MAX_MS :
 						  o->timeout_ms,
+		.expect_mtu = (uint16_t)o->expect_mtu,
 	};
 #define BUILD_NUM(name, ...) h->name = o->name;
 #define BUILD_FLAG(name, opt, bit_name, ...) h->flags |= o->name ? bit_name : 0;
@@ -503,6 +504,8 @@ int pp_hello_adopt(const struct pp_opts *srv, const struct pp_port_caps *caps,
 	h.active_mtu = mine->active_mtu;
 	h.gid_index = mine->gid_index;
 	h.gid_type = mine->gid_type;
+	h.netdev_mtu = mine->netdev_mtu;
+	h.expect_mtu = mine->expect_mtu;
 	*agreed = h;
 	pp_err_clear(err);
 	return 0;

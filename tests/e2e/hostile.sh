@@ -5,7 +5,7 @@
 # that dies in the middle of a run (docs/dev/robustness.md).
 #
 # 1. A hostile peer (hostile_peer.py) sends random bytes, a truncated
-#    record, a record of protocol version 6, nothing at all, or connects and
+#    record, a record of protocol version 8, nothing at all, or connects and
 #    closes.  The server (-T 2) must exit 1 with one line naming what came,
 #    answer with an ERROR record where the protocol allows it, and not hang:
 #    a client that says nothing is dropped after -T.
@@ -49,8 +49,8 @@ hostile() {
 hostile garbage "bad HELLO from the client: bad magic" \
 	"ERROR: bad HELLO from the client: bad magic"
 hostile truncated "the client closed the connection before sending HELLO"
-hostile badversion "protocol version: client 7, server 6" \
-	"ERROR: protocol version: client 7, server 6"
+hostile badversion "protocol version: client 8, server 7" \
+	"ERROR: protocol version: client 8, server 7"
 # -T 2: dropped after 2 s, and not much later (the peer measures it)
 hostile silent \
 	"no HELLO from the client within 2 s \(is the peer running\? raise -T/--timeout\)" \

@@ -4,7 +4,7 @@
 
 MODE is one of
   garbage     64 random bytes (fixed seed): not our protocol at all
-  truncated   a HELLO header announcing 68 bytes, 10 of them, then close
+  truncated   a HELLO header announcing 72 bytes, 10 of them, then close
   badversion  a HELLO of the protocol version after ours (PP_WIRE_VERSION)
   silent      connect and send nothing; wait (at most 30 s) for the server
   close       connect and close at once
@@ -60,14 +60,15 @@ def hello_body():
 
 def hello(tool, transport, op=0, size=4096, link_layer=0, gid_index=0xFFFF,
           gid_type=0, peer_gid_index=0xFFFF, pkey=0xFFFF):
-    """A HELLO body that decodes (pp_wire.h's layout, version 6)."""
+    """A HELLO body that decodes (pp_wire.h's layout, version 7)."""
     return struct.pack(
-        ">BBHIQQIIBBHHBBIIBBHIBBHIBBBB",
+        ">BBHIQQIIBBHHBBIIBBHIBBHIBBBBHH",
         tool, transport, 0, 0, size, 10, 500, 1,  # flags, mtu, size, iters
         0, link_layer, 1024, gid_index, gid_type, 0,  # sl, link, active MTU, GID
         0, 0, 64, 0, pkey, 0,  # warmup, duration, hop limit, tclass, P_Key, flow
         op, 0, peer_gid_index, 5000,  # op, reserved, peer_gid_index, -T in ms
-        14, 7, 7, 0)  # QP timeout, retry count, RNR retry, reserved
+        14, 7, 7, 0,  # QP timeout, retry count, RNR retry, reserved
+        1500, 0)  # netdev MTU, --expect-mtu
 
 
 OP_CASES = {

@@ -40,15 +40,15 @@ seed_num() {
 
 rm -rf "$dir"
 
-# fuzz_wire: header "PPNG" v6 TYPE LEN, then the body (pp_wire.h).
-v=0006    # PP_WIRE_VERSION
-next=0007 # a version from the future
+# fuzz_wire: header "PPNG" v7 TYPE LEN, then the body (pp_wire.h).
+v=0007    # PP_WIRE_VERSION
+next=0008 # a version from the future
 # 48 hop limit 64, 49 traffic class, 50 P_Key, 52 flow label,
 # 56 op (0 send, 3 read), 57 reserved, 58 peer_gid_index (ffff: the server
 # chooses), 60 the client's -T in ms (5000), 64 QP timeout, 65 retry count,
-# 66 RNR retry, 67 reserved
-grh="40 00 ffff 00000000 00 00 ffff 00001388 0e 07 07 00"
-grh_set="05 6a 8001 000abcde 03 00 0003 00001388 0a 01 07 00"
+# 66 RNR retry, 67 reserved, 68 netdev MTU, 70 --expect-mtu
+grh="40 00 ffff 00000000 00 00 ffff 00001388 0e 07 07 00 05dc 0000"
+grh_set="05 6a 8001 000abcde 03 00 0003 00001388 0a 01 07 00 2328 1000"
 z232=$(printf '00%.0s' {1..232})
 hello="01 01 0001 00000400 0000000000001000 00000000000003e8 000001f4
 	00000001 00 02 0400 0001 03 00 0000000a 00000000 $grh"
@@ -61,7 +61,7 @@ addr1="0001 0000 00000011 00abcdef 00000000 00000000
 	fe800000000000000000000000000001 00000000 0000000000000000"
 addr2="0002 0000 00000012 00123456 00000007 00000013
 	00000000000000000000ffffc0a80001 00001234 00007f0000001000"
-seed fuzz_wire hello "50504e47 $v 0001 00000044 $hello"
+seed fuzz_wire hello "50504e47 $v 0001 00000048 $hello"
 seed fuzz_wire addrs1 "50504e47 $v 0002 00000034 00000001 $addr1"
 seed fuzz_wire addrs2 "50504e47 $v 0002 00000064 00000002 $addr1 $addr2"
 # COUNTERS: rxe0 port 1, rcvd_seq_err moved by 17 (pp_counters.h)
@@ -83,8 +83,8 @@ seed fuzz_wire error "50504e47 $v 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"
 seed fuzz_wire error-next "50504e47 $next 0005 000000f8 00000016
 	6261642073697a65 $(printf '00%.0s' {1..236})"
-seed fuzz_wire hello-next "50504e47 $next 0001 00000044 $hello"
-seed fuzz_wire hello-sweep "50504e47 $v 0001 00000044 $hello_sweep"
+seed fuzz_wire hello-next "50504e47 $next 0001 00000048 $hello"
+seed fuzz_wire hello-sweep "50504e47 $v 0001 00000048 $hello_sweep"
 seed fuzz_wire bad-magic "50504e48 0001 0003 00000000"
 seed fuzz_wire bad-len "50504e47 $v 0003 00000001 00"
 seed fuzz_wire count-mismatch "50504e47 $v 0002 00000034 00000002 $addr1"

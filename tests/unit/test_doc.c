@@ -154,7 +154,7 @@ static void expect_doc(const char *text, const char *checks)
 
 /* Every field of schema 1 (docs/json.md), as Python. */
 static const char fields[] =
-	"top = [\"schema\", \"version\", \"software\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"counters\", \"clock\", \"status\"]\n"
+	"top = [\"schema\", \"version\", \"software\", \"tool\", \"role\", \"transport\", \"started\", \"host\", \"peer\", \"device\", \"params\", \"addresses\", \"results\", \"counters\", \"clock\", \"thresholds\", \"status\"]\n"
 	"assert sorted(d) == sorted(top), sorted(d)\n"
 	"assert d[\"schema\"] == 1\n"
 	"sw = d[\"software\"]\n"
@@ -165,6 +165,8 @@ static const char fields[] =
 	"assert sorted(d[\"params\"]) == sorted([\"op\", \"size\", \"sweep\", \"iters\", \"duration_s\", \"warmup\", \"rx_depth\", \"mtu\", \"sl\", \"hop_limit\", \"tclass\", \"pkey\", \"flow_label\", \"num_qps\", \"qp_timeout\", \"retry_count\", \"rnr_retry\", \"use_event\", \"hugepages\", \"validate\", \"inline\", \"counters\", \"timeout_ms\", \"tcp_port\", \"interval_s\"])\n"
 	"assert sorted(d[\"addresses\"]) == [\"local\", \"remote\"]\n"
 	"assert sorted(d[\"status\"]) == [\"error\", \"exit\"]\n"
+	"assert sorted(d[\"thresholds\"]) == sorted([\"expect_mtu\", \"path_mtu\", \"max_rtt_usec\", \"median_usec\", \"exceeded\", \"lines\"]), d[\"thresholds\"]\n"
+	"assert len(d[\"thresholds\"][\"exceeded\"]) == len(d[\"thresholds\"][\"lines\"])\n"
 	"if d[\"clock\"] is not None:\n"
 	"    assert sorted(d[\"clock\"]) == sorted([\"source\", \"ghz\", \"why\", \"diff_ns\", \"elapsed_ns\", \"differs\"]), d[\"clock\"]\n"
 	"for r in d[\"results\"]:\n"
@@ -244,6 +246,45 @@ START_TEST(test_sweep_document)
 END_TEST
 
 /* A run that failed before the HELLO exchange: what is unknown is null. */
+/*
+ * The sweep's client with --max-rtt 11 (sizes 2 and 4 are above) and the
+ * server's --expect-mtu 4096 from its answer: both exceeded, both lines.
+ */
+START_TEST(test_thresholds_document)
+{
+	char *text, *checks = NULL;
+
+	session_sweep();
+	o.max_rtt_us = 11;
+	s.mine = s.agreed;
+	s.mine.active_mtu = 4096;
+	s.caps.active_mtu = 4096;
+	s.netdev_mtu = 9000;
+	s.peer = s.agreed;
+	s.peer.link_layer = IBV_LINK_LAYER_ETHERNET;
+	s.peer.active_mtu = 1024;
+	s.peer.netdev_mtu = 1500;
+	s.peer.expect_mtu = 4096;
+	text = doc_text(PP_EXIT_FLAGGED, NULL);
+	ck_assert_int_gt(
+		asprintf(
+			&checks,
+			"%s"
+			"t = d[\"thresholds\"]\n"
+			"assert t[\"expect_mtu\"] == 4096 and t[\"path_mtu\"] == 1024, t\n"
+			"assert t[\"max_rtt_usec\"] == 11 and abs(t[\"median_usec\"] - 11.495) < 1e-9, t\n"
+			"assert t[\"exceeded\"] == [\"expect_mtu\", \"max_rtt\"], t\n"
+			"assert t[\"lines\"][0] == \"path MTU 1024 is below --expect-mtu 4096: the active MTU of the server is 1024 (netdev MTU 1500), of the client 4096: raise its netdev MTU to at least 4200 (4096 and the RoCE headers), or give --expect-mtu 1024\", t\n"
+			"assert t[\"lines\"][1] == \"median round trip 11.495 usec is above --max-rtt 11 usec (size 2; 1 larger size too)\", t\n"
+			"assert d[\"status\"] == {\"exit\": 4, \"error\": None}\n",
+			fields),
+		0);
+	expect_doc(text, checks);
+	free(checks);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_failed_early_document)
 {
 	char *text, *checks = NULL;
@@ -458,6 +499,7 @@ static Suite *doc_suite(void)
 	TCase *tc = tcase_create("json");
 
 	tcase_add_test(tc, test_sweep_document);
+	tcase_add_test(tc, test_thresholds_document);
 	tcase_add_test(tc, test_failed_early_document);
 	tcase_add_test(tc, test_no_device_document);
 	tcase_add_test(tc, test_no_device_samples);

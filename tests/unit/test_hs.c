@@ -318,6 +318,40 @@ START_TEST(adopt_path_mtu)
 }
 END_TEST
 
+/*
+ * --expect-mtu is no parameter: each side's goes in its HELLO and the
+ * server's answer carries the server's own (and its netdev MTU), so both
+ * judge; a server's value never refuses a client's.
+ */
+START_TEST(adopt_expect_mtu)
+{
+	struct pp_hello agreed;
+	struct pp_err err;
+	struct side srv, cl;
+
+	side_init(&srv, PP_TOOL_RC, 1024);
+	side_init(&cl, PP_TOOL_RC, 4096);
+	srv.o.expect_mtu = 4096;
+	set_opt(&srv.o, PP_OPT_EXPECT_MTU);
+	side_rebuild(&srv);
+	srv.h.netdev_mtu = 1500;
+	cl.o.expect_mtu = 2048;
+	side_rebuild(&cl);
+	cl.h.netdev_mtu = 9000;
+	ck_assert_uint_eq(cl.h.expect_mtu, 2048);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.mtu, 1024);
+	ck_assert_uint_eq(agreed.expect_mtu, 4096);
+	ck_assert_uint_eq(agreed.netdev_mtu, 1500);
+	ck_assert_uint_eq(agreed.active_mtu, 1024);
+	/* a server without it answers 0: the client's alone counts */
+	srv.o.expect_mtu = 0;
+	side_rebuild(&srv);
+	ck_assert_msg(adopt(&srv, &cl, &agreed, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(agreed.expect_mtu, 0);
+}
+END_TEST
+
 /* One mismatch: the server set an option the client asks otherwise. */
 struct mismatch {
 	enum pp_tool srv_tool, cl_tool;
@@ -1775,7 +1809,7 @@ static void be32(uint8_t *p, uint32_t v)
 START_TEST(sock_version_mismatch)
 {
 	uint8_t hdr[PP_WIRE_HDR_LEN + PP_WIRE_HELLO_LEN] = { 0 };
-	const char *want = "protocol version: client 7, server 6";
+	const char *want = "protocol version: client 8, server 7";
 	struct result r;
 	struct child ch;
 	struct pp_msg m;
@@ -1817,7 +1851,7 @@ static int srv_next(const struct pp_conn *c, const void *arg,
 		be32(out + 8, PP_WIRE_ERROR_LEN);
 		be32(out + 12, EPROTONOSUPPORT);
 		strcpy((char *)out + 16,
-		       "protocol version: client 6, server 7");
+		       "protocol version: client 7, server 8");
 		return pp_sock_write_all(c->fd, out, sizeof(out),
 					 pp_deadline(3000));
 	}
@@ -1846,7 +1880,7 @@ START_TEST(sock_client_sees_new_server)
 	rc = pp_hs_client_hello(&c, &cl.h, &agreed, &err);
 	close(c.fd);
 	ck_assert_int_eq(collect(&ch, &r), 0);
-	ck_assert_str_eq(err.msg, "protocol version: client 6, server 7");
+	ck_assert_str_eq(err.msg, "protocol version: client 7, server 8");
 	if (send_error) {
 		ck_assert_int_eq(rc, ECONNABORTED);
 		ck_assert(err.remote);
@@ -2483,7 +2517,7 @@ static const struct {
 START_TEST(wait_done_bad)
 {
 	static const uint8_t short_alive[] = {
-		0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x08,
+		0x50, 0x50, 0x4e, 0x47, 0x00, 0x07, 0x00, 0x08,
 		0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01,
 	};
 	struct pp_msg ready = { .type = PP_MSG_READY };
@@ -2536,6 +2570,7 @@ static Suite *hs_suite(void)
 	tcase_add_test(pure, hello_describe);
 	tcase_add_test(pure, adopt_explicit_equal_is_fine);
 	tcase_add_test(pure, adopt_counters);
+	tcase_add_test(pure, adopt_expect_mtu);
 	tcase_add_loop_test(pure, adopt_path_mtu, 0,
 			    (int)(sizeof(mtu_cases) / sizeof(mtu_cases[0])));
 	tcase_add_loop_test(pure, adopt_mismatch, 0, N_MISMATCHES);

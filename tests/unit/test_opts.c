@@ -462,6 +462,73 @@ START_TEST(test_err_mtu)
 }
 END_TEST
 
+/* --expect-mtu and --max-rtt: parsed, stored, and each bad value refused. */
+START_TEST(test_thresholds)
+{
+	struct pp_opts o;
+	double v;
+
+	expect_ok(&o, PP_TOOL_RC, "--expect-mtu 4096 --max-rtt 2.5 host");
+	ck_assert_uint_eq(o.expect_mtu, 4096);
+	ck_assert(o.max_rtt_us == 2.5);
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_EXPECT_MTU));
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_MAX_RTT));
+	expect_ok(&o, PP_TOOL_UD, "--expect-mtu=256 --max-rtt=0.001 host");
+	ck_assert_uint_eq(o.expect_mtu, 256);
+	ck_assert(o.max_rtt_us == 0.001);
+	expect_ok(&o, PP_TOOL_XRC, "--expect-mtu 1024"); /* a server judges */
+	ck_assert_uint_eq(o.expect_mtu, 1024);
+	/* the mesh's rank 0 does not judge them yet: refused, not ignored */
+	expect_fail(PP_TOOL_SRQ, "--mesh --max-rtt 30", EINVAL,
+		    "--max-rtt is not available with --mesh", NULL);
+	expect_fail(PP_TOOL_RC, "--mesh --expect-mtu 4096", EINVAL,
+		    "--expect-mtu is not available with --mesh", NULL);
+	expect_ok(&o, PP_TOOL_RC, "host");
+	ck_assert_uint_eq(o.expect_mtu, 0);
+	ck_assert(o.max_rtt_us == 0.0);
+
+	expect_fail(PP_TOOL_RC, "--expect-mtu 1500 host", EINVAL,
+		    "--expect-mtu 1500 is not an IB MTU",
+		    "256, 512, 1024, 2048 or 4096");
+	expect_fail(PP_TOOL_RC, "--expect-mtu big host", EINVAL,
+		    "invalid value 'big' for --expect-mtu", "4096");
+	expect_fail(PP_TOOL_RC, "--max-rtt 0 host", ERANGE,
+		    "--max-rtt 0 is out of range", "more than 0");
+	expect_fail(PP_TOOL_RC, "--max-rtt 0.000 host", ERANGE,
+		    "--max-rtt 0.000 is out of range", "more than 0");
+	expect_fail(PP_TOOL_RC, "--max-rtt 3600000001 host", ERANGE,
+		    "--max-rtt 3600000001 is out of range", "3600000000");
+	expect_fail(PP_TOOL_RC, "--max-rtt -2 host", EINVAL,
+		    "invalid value '-2' for --max-rtt", "such as 25 or 2.5");
+	expect_fail(PP_TOOL_RC, "--max-rtt 1e3 host", EINVAL,
+		    "invalid value '1e3' for --max-rtt", "microseconds");
+	expect_fail(PP_TOOL_RC, "--max-rtt 2.5us host", EINVAL,
+		    "invalid value '2.5us' for --max-rtt", "microseconds");
+	expect_fail(PP_TOOL_RC, "--max-rtt . host", EINVAL,
+		    "invalid value '.' for --max-rtt", "microseconds");
+	expect_fail(PP_TOOL_RC, "--max-rtt", EINVAL, "--max-rtt",
+		    "needs a value");
+	expect_fail(PP_TOOL_RC, "--max-rtt 20", EINVAL,
+		    "--max-rtt is a client option", "give it to the client");
+	expect_fail(PP_TOOL_RC, "--expect-mtu 4096 --probe host", EINVAL,
+		    "--expect-mtu is not available with --probe", NULL);
+
+	ck_assert_int_eq(pp_parse_usec("12", &v), 0);
+	ck_assert(v == 12.0);
+	ck_assert_int_eq(pp_parse_usec("12.", &v), 0);
+	ck_assert(v == 12.0);
+	ck_assert_int_eq(pp_parse_usec(".5", &v), 0);
+	ck_assert(v == 0.5);
+	ck_assert_int_eq(pp_parse_usec("", &v), EINVAL);
+	ck_assert_int_eq(pp_parse_usec(" 1", &v), EINVAL);
+	ck_assert_int_eq(pp_parse_usec("+1", &v), EINVAL);
+	ck_assert_int_eq(pp_parse_usec("0x10", &v), EINVAL);
+	ck_assert_int_eq(pp_parse_usec("1.2.3", &v), EINVAL);
+	ck_assert_int_eq(pp_parse_usec(NULL, &v), EINVAL);
+	ck_assert_int_eq(pp_parse_usec("3600000000", &v), 0);
+}
+END_TEST
+
 START_TEST(test_err_missing_value)
 {
 	expect_fail(PP_TOOL_RC, "-s", EINVAL, "-s/--size", "needs a value");
@@ -1406,6 +1473,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_err_not_a_number);
 	tcase_add_test(tc, test_err_out_of_range);
 	tcase_add_test(tc, test_err_mtu);
+	tcase_add_test(tc, test_thresholds);
 	tcase_add_test(tc, test_err_missing_value);
 	tcase_add_test(tc, test_err_unknown);
 	tcase_add_test(tc, test_err_not_for_tool);

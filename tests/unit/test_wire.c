@@ -161,6 +161,8 @@ static void assert_hello_eq(const struct pp_hello *a, const struct pp_hello *b)
 	ck_assert_uint_eq(a->tclass, b->tclass);
 	ck_assert_uint_eq(a->pkey, b->pkey);
 	ck_assert_uint_eq(a->timeout_ms, b->timeout_ms);
+	ck_assert_uint_eq(a->netdev_mtu, b->netdev_mtu);
+	ck_assert_uint_eq(a->expect_mtu, b->expect_mtu);
 	ck_assert_uint_eq(a->flow_label, b->flow_label);
 	ck_assert_uint_eq(a->warmup, b->warmup);
 	ck_assert_uint_eq(a->duration_s, b->duration_s);
@@ -312,7 +314,7 @@ static void expect_hdr_err(int err, const char *why, struct pp_hdr *h)
 START_TEST(test_body_len)
 {
 	hello_msg(&in);
-	ck_assert_uint_eq(pp_wire_body_len(&in), 68);
+	ck_assert_uint_eq(pp_wire_body_len(&in), 72);
 	addrs_msg(&in, 1);
 	ck_assert_uint_eq(pp_wire_body_len(&in), 52);
 	addrs_msg(&in, 3);
@@ -470,8 +472,8 @@ END_TEST
 /* Hand-written: one row per group of fields, as in the layout comment. */
 /* clang-format off */
 static const uint8_t golden_hello[] = {
-	/* header: "PPNG", version 6, type 1, length 68 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x01, 0x00, 0x00, 0x00, 0x44,
+	/* header: "PPNG", version 7, type 1, length 72 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x07, 0x00, 0x01, 0x00, 0x00, 0x00, 0x48,
 	/* 0 tool, 1 transport, 2 flags (validate, sweep, no inline), 4 mtu 1024 */
 	0x04, 0x05, 0x00, 0x07, 0x00, 0x00, 0x04, 0x00,
 	/* 8 size 0x12345678 */
@@ -491,8 +493,9 @@ static const uint8_t golden_hello[] = {
 	/* 56 op 5 (cmp-swap), 57 reserved, 58 peer_gid_index 0xcd,
 	 * 60 timeout_ms 1500 */
 	0x05, 0, 0x00, 0xcd, 0x00, 0x00, 0x05, 0xdc,
-	/* 64 qp_timeout 31, 65 retry_count 1, 66 rnr_retry 6, 67 reserved */
-	0x1f, 0x01, 0x06, 0,
+	/* 64 qp_timeout 31, 65 retry_count 1, 66 rnr_retry 6, 67 reserved,
+	 * 68 netdev_mtu 9000, 70 expect_mtu 2048 */
+	0x1f, 0x01, 0x06, 0, 0x23, 0x28, 0x08, 0x00,
 };
 /* clang-format on */
 
@@ -522,12 +525,14 @@ static const struct pp_hello golden_hello_val = {
 	.qp_timeout = 31,
 	.retry_count = 1,
 	.rnr_retry = 6,
+	.netdev_mtu = 9000,
+	.expect_mtu = 2048,
 };
 
 /* clang-format off */
 static const uint8_t golden_addrs[] = {
-	/* header: "PPNG", version 6, type 2, length 52 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x02, 0x00, 0x00, 0x00, 0x34,
+	/* header: "PPNG", version 7, type 2, length 52 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x07, 0x00, 0x02, 0x00, 0x00, 0x00, 0x34,
 	/* count 1 */
 	0x00, 0x00, 0x00, 0x01,
 	/* lid 0x1234, reserved, qpn 0xabcdef */
@@ -542,8 +547,8 @@ static const uint8_t golden_addrs[] = {
 };
 
 static const uint8_t golden_gids[] = {
-	/* header: "PPNG", version 6, type 7, length 76 */
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x07, 0x00, 0x00, 0x00, 0x4c,
+	/* header: "PPNG", version 7, type 7, length 76 */
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x07, 0x00, 0x07, 0x00, 0x00, 0x00, 0x4c,
 	/* count 2, reserved */
 	0x00, 0x02, 0x00, 0x00,
 	/* index 1, type RoCE v2, reserved, netdev "eth0.100" */
@@ -575,7 +580,7 @@ START_TEST(test_golden_hello)
 	struct pp_hdr h;
 	size_t n;
 
-	ck_assert_uint_eq(sizeof(golden_hello), PP_WIRE_HDR_LEN + 68);
+	ck_assert_uint_eq(sizeof(golden_hello), PP_WIRE_HDR_LEN + 72);
 	memset(&in, 0, sizeof(in));
 	in.type = PP_MSG_HELLO;
 	in.u.hello = golden_hello_val;
@@ -614,7 +619,7 @@ END_TEST
 
 /* ALIVE: a client's count of 0x0102030405060708 iterations done. */
 static const uint8_t golden_alive[] = {
-	0x50, 0x50, 0x4e, 0x47, 0x00, 0x06, 0x00, 0x08, 0x00, 0x00,
+	0x50, 0x50, 0x4e, 0x47, 0x00, 0x07, 0x00, 0x08, 0x00, 0x00,
 	0x00, 0x08, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
 };
 
@@ -699,7 +704,7 @@ START_TEST(test_hdr_bad_version)
 	ck_assert_uint_eq(h.magic, PP_WIRE_MAGIC);
 	ck_assert_uint_eq(h.version, PP_WIRE_VERSION + 1);
 	ck_assert_uint_eq(h.type, PP_MSG_HELLO);
-	ck_assert_uint_eq(h.len, 68);
+	ck_assert_uint_eq(h.len, 72);
 	set_be(buf + 4, 2, 0);
 	expect_hdr_err(EPROTONOSUPPORT, "unsupported protocol version", &h);
 	ck_assert_uint_eq(h.version, 0);
@@ -728,10 +733,10 @@ static const struct {
 	uint32_t len;
 	bool ok;
 } len_table[] = {
-	{ PP_MSG_HELLO, 68, true },
-	{ PP_MSG_HELLO, 64, false }, /* a version-5 HELLO */
-	{ PP_MSG_HELLO, 67, false },
-	{ PP_MSG_HELLO, 69, false },
+	{ PP_MSG_HELLO, 72, true },
+	{ PP_MSG_HELLO, 68, false }, /* a version-6 HELLO */
+	{ PP_MSG_HELLO, 71, false },
+	{ PP_MSG_HELLO, 73, false },
 	{ PP_MSG_HELLO, 0, false },
 	{ PP_MSG_READY, 0, true },
 	{ PP_MSG_READY, 1, false },
@@ -800,7 +805,7 @@ START_TEST(test_body_short_long)
 	encode_ok(&in);
 	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 24);
 	expect_body_err(&h, EBADMSG, "bad length for message type");
-	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 69);
+	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 73);
 	expect_body_err(&h, EBADMSG, "bad length for message type");
 	/* a header that claims 64 bytes for a DONE */
 	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_DONE, 64);
@@ -812,7 +817,7 @@ START_TEST(test_body_short_long)
 	make_hdr(&h, PP_WIRE_VERSION, 0, 64);
 	expect_body_err(&h, EBADMSG, "unknown message type");
 	/* the same bytes under the right header are fine */
-	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 68);
+	make_hdr(&h, PP_WIRE_VERSION, PP_MSG_HELLO, 72);
 	ck_assert_int_eq(pp_wire_decode_body(&h, buf + 12, &out, &why), 0);
 }
 END_TEST
