@@ -49,7 +49,6 @@
 #define PP_MESH_WIRE_MAX (PP_MESH_DOC_MAX + 4096)
 
 #define PP_MESH_HOST_MAX 256 /* each string's room, NUL included */
-#define PP_MESH_DEV_MAX 64
 #define PP_MESH_GID_MAX 64
 #define PP_MESH_WHY_MAX 192
 #define PP_MESH_VER_MAX 64
