@@ -35,8 +35,6 @@
 #ifndef PP_MESH_ENV_H
 #define PP_MESH_ENV_H
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #include "pp_err.h"
@@ -54,7 +52,6 @@ enum pp_mesh_launcher {
 #define PP_MESH_RANK_ANY UINT32_MAX  /* no launcher: rank 0 assigns it */
 #define PP_MESH_ID_MAX 128	     /* a mesh id's room, NUL included */
 #define PP_MESH_LOCAL_ANY UINT32_MAX /* the local index is not known yet */
-#define PP_MESH_DEV_MAX 64	     /* a device name's room, NUL included */
 
 struct pp_mesh_env {
 	enum pp_mesh_launcher launcher;
@@ -97,34 +94,5 @@ int pp_mesh_env_read(const char *(*get)(const char *name, void *arg), void *arg,
  * @l: enum pp_mesh_launcher
  */
 const char *pp_mesh_launcher_name(enum pp_mesh_launcher l);
-
-/**
- * pp_mesh_dev_is_list() - does -d's value pick a device per local index:
- * "auto", or names separated by commas?
- * @d: -d's value, or NULL
- */
-bool pp_mesh_dev_is_list(const char *d);
-
-/**
- * pp_mesh_dev_list_check() - is @list a usable -d list: names separated
- * by commas, none empty, none twice, each shorter than PP_MESH_DEV_MAX
- * @list: -d's value
- * @err: one line naming the fault and the fix
- *
- * Return: 0 or EINVAL.
- */
-int pp_mesh_dev_list_check(const char *list, struct pp_err *err);
-
-/**
- * pp_mesh_dev_nth() - the device of local index @k: the @k-th name of
- * @list (from 0)
- * @list: names separated by commas (-d's list, or the devices -d auto found)
- * @k: the local index
- * @out: the name
- * @len: room in @out
- *
- * Return: 0; ENOENT (the list has @k names or fewer); ENAMETOOLONG.
- */
-int pp_mesh_dev_nth(const char *list, uint32_t k, char *out, size_t len);
 
 #endif /* PP_MESH_ENV_H */

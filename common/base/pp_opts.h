@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "pp_err.h"
+#include "pp_mesh_sched.h"
 #include "pp_params.h"
 #include "pp_transport.h"
 
@@ -81,6 +82,7 @@ enum pp_opt_id {
 	PP_OPT_RETRY_COUNT, /* --retry-count: RC transport retries */
 	PP_OPT_RNR_RETRY,   /* --rnr-retry: RC receiver-not-ready retries */
 	PP_OPT_CLIENTS,	    /* --clients N (xrc): ibv_xsrq_pingpong's -c */
+	PP_OPT_MESH_PAIRS,  /* --mesh-pairs rail|all|remote */
 	PP_OPT_COUNT
 };
 
@@ -96,7 +98,8 @@ struct pp_opts {
 	const char *prog;	/* program name for messages */
 	const char *host;	/* server to connect to; NULL: be the server */
 	const char *bind_addr;	/* -b: server's listening address; NULL: any */
-	const char *ib_devname; /* -d; NULL: first device with an active port */
+	const char *ib_devname; /* -d; NULL: first device with an active port;
+				 * --mesh: also "auto" or a list "a,b" */
 	const char *xrcd_path;	/* --xrc-domain; NULL: PP_XRCD_PATH_FMT */
 	uint32_t port;		/* -p: TCP port */
 	uint32_t ib_port;	/* -i */
@@ -135,7 +138,8 @@ struct pp_opts {
 	uint32_t mesh_join_s;	  /* --mesh-join: rank 0 waits this long */
 	const char *mesh_svg;	  /* --mesh-svg: the heatmap to this file */
 	const char *mesh_id;	  /* --mesh-id; NULL: PP_MESH_ID, launcher */
-				  /*
+	enum pp_mesh_pairs mesh_pairs; /* --mesh-pairs; 0: by -d */
+				       /*
 	 * The negotiated parameters (pp_params.h): op (--op, enum pp_op),
 	 * size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu

@@ -2,7 +2,7 @@
 /*
  * test_mesh_place.c - where a mesh rank stands: Slurm's host lists
  * (pp_hostlist), the circle schedule and the plans of --mesh-pairs
- * (pp_mesh_sched), the launchers' environments and -d's lists (pp_mesh_env).
+ * (pp_mesh_sched), the launchers' environments (pp_mesh_env) and -d's lists (pp_mesh_dev).
  */
 #include <check.h>
 #include <errno.h>
@@ -14,6 +14,7 @@
 
 #include "check_main.h"
 #include "pp_hostlist.h"
+#include "pp_mesh_dev.h"
 #include "pp_mesh_env.h"
 #include "pp_mesh_sched.h"
 
