@@ -295,7 +295,7 @@ def main():
                   str(hosts))
             # host:device, and #rank where ranks share host and device
             devs = [h["device"] for h in d["hosts"]]
-            want_labels = [f"{h}:{dv}" for h, dv in zip(want_hosts, devs)]
+            want_labels = [f"{h}:{dv}" if dv else h for h, dv in zip(want_hosts, devs)]
             if a.per_host > 1:
                 want_labels = [f"{x}#{r}" for r, x in enumerate(want_labels)]
             check(d["matrix"]["labels"] == want_labels,
