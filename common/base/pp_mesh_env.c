@@ -63,17 +63,28 @@ static const char *const ompi_rank[] = { "OMPI_COMM_WORLD_RANK", NULL };
 static const char *const ompi_size[] = { "OMPI_COMM_WORLD_SIZE", NULL };
 static const char *const k8s_rank[] = { "JOB_COMPLETION_INDEX", NULL };
 static const char *const no_size[] = { NULL };
+static const char *const slurm_local[] = { "SLURM_LOCALID", NULL };
+static const char *const pmix_local[] = { "PMIX_LOCAL_RANK",
+					  "OMPI_COMM_WORLD_LOCAL_RANK", NULL };
+static const char *const pmi_local[] = { "MPI_LOCALRANKID", NULL };
+static const char *const ompi_local[] = { "OMPI_COMM_WORLD_LOCAL_RANK", NULL };
 
+/*
+ * A launcher's variables.  The local index is read from the launcher the
+ * rank came from only: mpirun inside sbatch inherits the batch step's
+ * SLURM_LOCALID (0 on every host) as it does SLURM_PROCID.
+ */
 static const struct launcher {
 	enum pp_mesh_launcher id;
 	const char *const *rank;
 	const char *const *size;
+	const char *const *local;
 } launchers[] = {
-	{ PP_MESH_SLURM, slurm_rank, slurm_size },
-	{ PP_MESH_PMIX, pmix_rank, pmi_size },
-	{ PP_MESH_PMI, pmi_rank, pmi_size },
-	{ PP_MESH_OMPI, ompi_rank, ompi_size },
-	{ PP_MESH_K8S, k8s_rank, no_size },
+	{ PP_MESH_SLURM, slurm_rank, slurm_size, slurm_local },
+	{ PP_MESH_PMIX, pmix_rank, pmi_size, pmix_local },
+	{ PP_MESH_PMI, pmi_rank, pmi_size, pmi_local },
+	{ PP_MESH_OMPI, ompi_rank, ompi_size, ompi_local },
+	{ PP_MESH_K8S, k8s_rank, no_size, no_size },
 };
 
 /* The size: the launcher's, --mesh-size, or both when they agree. */
@@ -253,17 +264,44 @@ static size_t most_specific(const char *(*get)(const char *, void *), void *arg,
 	return slurm;
 }
 
+/* The local index: PP_MESH_LOCAL, else the launcher's, else not known. */
+static int read_local(const char *(*get)(const char *, void *), void *arg,
+		      const struct var *launcher_local, struct pp_mesh_env *out,
+		      struct pp_err *err)
+{
+	static const char *const own[] = { "PP_MESH_LOCAL", NULL };
+	struct var lc = first_set(get, arg, own);
+
+	if (!lc.value || !*lc.value)
+		lc = *launcher_local;
+	if (!lc.value)
+		return 0;
+	if (number(&lc, PP_MESH_MAX_RANKS, &out->local, err))
+		return EINVAL;
+	if (out->local >= out->size) {
+		pp_err_set(
+			err,
+			"--mesh: %s=%u is not below the number of ranks, %u (a local index counts the ranks of one host from 0)",
+			lc.name, out->local, out->size);
+		out->local = PP_MESH_LOCAL_ANY;
+		return EINVAL;
+	}
+	out->local_from = lc.name;
+	return 0;
+}
+
 int pp_mesh_env_read(const char *(*get)(const char *name, void *arg), void *arg,
 		     uint32_t opt_size, const char *opt_root,
 		     const char *opt_id, uint32_t port, struct pp_mesh_env *out,
 		     struct pp_err *err)
 {
-	struct var rk = { 0 }, sz = { 0 };
+	struct var rk = { 0 }, sz = { 0 }, lc = { 0 };
 	size_t i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->rank = PP_MESH_RANK_ANY;
+	out->local = PP_MESH_LOCAL_ANY;
 	for (i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
 		rk = first_set(get, arg, launchers[i].rank);
 		if (!rk.value)
@@ -274,9 +312,13 @@ int pp_mesh_env_read(const char *(*get)(const char *name, void *arg), void *arg,
 		out->launcher = launchers[i].id;
 		out->rank_from = rk.name;
 		sz = first_set(get, arg, launchers[i].size);
+		lc = first_set(get, arg, launchers[i].local);
 		break;
 	}
 	ret = read_size(&sz, opt_size, out, err);
+	if (ret)
+		return ret;
+	ret = read_local(get, arg, &lc, out, err);
 	if (ret)
 		return ret;
 	if (rk.value) {

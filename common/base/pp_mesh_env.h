@@ -19,6 +19,13 @@
  * Rank 0's host: --mesh-root, else PP_MESH_ROOT, else Slurm's node list.
  * A size from the launcher and a different --mesh-size is an error.
  *
+ * The local index (the rank's place among the ranks of its host, which
+ * picks its device from a -d list): PP_MESH_LOCAL, else the variable of
+ * the launcher the rank came from (Slurm SLURM_LOCALID; PMIx
+ * PMIX_LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK; PMI MPI_LOCALRANKID;
+ * Open MPI OMPI_COMM_WORLD_LOCAL_RANK), else not known here
+ * (PP_MESH_LOCAL_ANY: the worker claims one by arrival on its host).
+ *
  * The mesh's id, which every rank's JOIN carries and rank 0 checks, so
  * that two meshes on one port never merge: --mesh-id, else PP_MESH_ID,
  * else the launcher's (Slurm "slurm JOB.STEP"; PMIx "pmix NAMESPACE"; Open
@@ -42,8 +49,9 @@ enum pp_mesh_launcher {
 	PP_MESH_K8S,
 };
 
-#define PP_MESH_RANK_ANY UINT32_MAX /* no launcher: rank 0 assigns it */
-#define PP_MESH_ID_MAX 128	    /* a mesh id's room, NUL included */
+#define PP_MESH_RANK_ANY UINT32_MAX  /* no launcher: rank 0 assigns it */
+#define PP_MESH_ID_MAX 128	     /* a mesh id's room, NUL included */
+#define PP_MESH_LOCAL_ANY UINT32_MAX /* the local index is not known yet */
 
 struct pp_mesh_env {
 	enum pp_mesh_launcher launcher;
@@ -54,6 +62,8 @@ struct pp_mesh_env {
 	const char *rank_from;	 /* the variable the rank came from; NULL */
 	char id[PP_MESH_ID_MAX]; /* the mesh's id */
 	const char *id_from; /* "--mesh-id", "PP_MESH_ID", "SLURM_JOB_ID", ... */
+	uint32_t local;	     /* the local index; PP_MESH_LOCAL_ANY: not known */
+	const char *local_from; /* "PP_MESH_LOCAL", "SLURM_LOCALID", ...; NULL */
 };
 
 /**
@@ -68,10 +78,10 @@ struct pp_mesh_env {
  * @out: the rank, size, root host, launcher and mesh id
  * @err: one line naming the variable or option and what to do
  *
- * Return: 0; EINVAL (a variable that is not a number, a rank not below the
- * size, no size, no root host, sizes that disagree, a node list that does
- * not parse, an id that is empty, too long or not printable); ERANGE (a
- * size above PP_MESH_MAX_RANKS, or below 2).
+ * Return: 0; EINVAL (a variable that is not a number, a rank or a local
+ * index not below the size, no size, no root host, sizes that disagree, a
+ * node list that does not parse, an id that is empty, too long or not
+ * printable); ERANGE (a size above PP_MESH_MAX_RANKS, or below 2).
  */
 int pp_mesh_env_read(const char *(*get)(const char *name, void *arg), void *arg,
 		     uint32_t opt_size, const char *opt_root,

@@ -137,6 +137,7 @@ static void enc_body(const struct pp_mesh_msg *m, struct wr *w)
 		put_u(w, j->gid_family, 1);
 		put_u(w, (uint16_t)j->gid_index, 2);
 		put_u(w, j->active_mtu, 4);
+		put_u(w, j->local, 4);
 		put_str(w, j->host, sizeof(j->host));
 		put_str(w, j->dev, sizeof(j->dev));
 		put_str(w, j->gid, sizeof(j->gid));
@@ -233,6 +234,7 @@ static void dec_join(struct rd *r, struct pp_mesh_join *j)
 	j->gid_family = (uint8_t)get_u(r, 1);
 	j->gid_index = (int16_t)(uint16_t)get_u(r, 2);
 	j->active_mtu = (uint32_t)get_u(r, 4);
+	j->local = (uint32_t)get_u(r, 4);
 	get_str(r, j->host, sizeof(j->host));
 	get_str(r, j->dev, sizeof(j->dev));
 	get_str(r, j->gid, sizeof(j->gid));
@@ -244,8 +246,9 @@ static void dec_join(struct rd *r, struct pp_mesh_join *j)
 		return;
 	if ((j->want_rank != PP_MESH_RANK_ANY &&
 	     j->want_rank >= PP_MESH_MAX_RANKS) ||
-	    j->size < 2 || j->size > PP_MESH_MAX_RANKS || !j->host[0] ||
-	    !j->mesh_id[0] || j->gid_index < -1 || j->active_mtu > 4096)
+	    j->size < 2 || j->size > PP_MESH_MAX_RANKS || j->local >= j->size ||
+	    !j->host[0] || !j->mesh_id[0] || j->gid_index < -1 ||
+	    j->active_mtu > 4096)
 		r->err = EPROTO;
 }
 

@@ -13,7 +13,9 @@
  *   JOIN    rank -> 0: want_rank u32 (PP_MESH_RANK_ANY: by arrival) |
  *           size u32 | tool u8 | transport u8 | ib_port u8 | gid_type u8 |
  *           link_layer u8 | gid_family u8 | gid_index i16 (-1: none) |
- *           active_mtu u32 | host | dev | gid | gid_reason | version |
+ *           active_mtu u32 | local u32 (the local index: the rank's place
+ *           among the ranks of its host, below the size) | host | dev
+ *           (the device it opened, or tried to) | gid | gid_reason | version |
  *           error (the device could not be opened: why; else empty) |
  *           mesh_id (the mesh this rank belongs to, pp_mesh_env.h)
  *   WELCOME 0 -> rank: rank u32 | size u32 | pair_ms u32 | round_ms u32
@@ -40,16 +42,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pp_mesh_dev.h" /* PP_MESH_DEV_MAX */
 #include "pp_mesh_env.h" /* PP_MESH_ID_MAX */
 
 #define PP_MESH_WIRE_MAGIC 0x50504d53U /* "PPMS" */
-#define PP_MESH_WIRE_VERSION 2	       /* 2: JOIN's mesh id, RUN's token */
+#define PP_MESH_WIRE_VERSION 3 /* 2: JOIN's mesh id, RUN's token; 3: local */
 #define PP_MESH_WIRE_HDR 12
 #define PP_MESH_DOC_MAX (1U << 20) /* a pair's document, bytes */
 #define PP_MESH_WIRE_MAX (PP_MESH_DOC_MAX + 4096)
 
 #define PP_MESH_HOST_MAX 256 /* each string's room, NUL included */
-#define PP_MESH_DEV_MAX 64
 #define PP_MESH_GID_MAX 64
 #define PP_MESH_WHY_MAX 192
 #define PP_MESH_VER_MAX 64
@@ -87,6 +89,7 @@ struct pp_mesh_join {
 	uint8_t tool, transport, ib_port, gid_type, link_layer, gid_family;
 	int16_t gid_index;
 	uint32_t active_mtu;
+	uint32_t local; /* the local index, below size */
 	char host[PP_MESH_HOST_MAX];
 	char dev[PP_MESH_DEV_MAX];
 	char gid[PP_MESH_GID_MAX];

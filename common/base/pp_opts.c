@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pp_cpu.h"
+#include "pp_mesh_dev.h"
 #include "pp_mesh_sched.h"
 #include "pp_opts.h"
 
@@ -73,7 +74,7 @@ static const struct opt_def opt_table[] = {
 		.arg = "NAME",
 		.kind = OPT_STR,
 		.tools = TOOLS_ALL,
-		.help = "RDMA device",
+		.help = "RDMA device; --mesh: NAME,NAME,... or auto, a device per rank of a host",
 		.unset = "first device with an active port",
 	},
 	{
@@ -611,6 +612,15 @@ static const struct opt_def opt_table[] = {
 			"$PP_MESH_ID, else the launcher's job (Slurm job and step, PMIx namespace, Open MPI job), else rank 0's host, -p and the size",
 	},
 	{
+		.id = PP_OPT_MESH_PAIRS,
+		.name = "mesh-pairs",
+		.arg = "WHICH",
+		.kind = OPT_STR,
+		.tools = TOOLS_ALL,
+		.help = "--mesh: the pairs to run: rail (ranks of one local index on different hosts), all, or remote (ranks on different hosts); the others are shown as not run",
+		.unset = "rail when -d gives a list or auto, else all",
+	},
+	{
 		.id = PP_OPT_VERSION,
 		.name = "version",
 		.letter = 'V',
@@ -900,7 +910,19 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 				arg);
 			return EINVAL;
 		}
-		if (d->id == PP_OPT_BIND)
+		if (d->id == PP_OPT_MESH_PAIRS &&
+		    pp_mesh_pairs_parse(arg, &o->mesh_pairs)) {
+			pp_err_set(
+				err,
+				"invalid value '%s' for --mesh-pairs: expected rail, all or remote",
+				arg);
+			return EINVAL;
+		}
+		if (d->id == PP_OPT_IB_DEV && pp_mesh_dev_list_check(arg, err))
+			return EINVAL;
+		if (d->id == PP_OPT_MESH_PAIRS)
+			; /* stored above */
+		else if (d->id == PP_OPT_BIND)
 			o->bind_addr = arg;
 		else if (d->id == PP_OPT_CPU)
 			o->cpu_spec = arg;
@@ -1215,8 +1237,9 @@ static const enum pp_opt_id not_mesh[] = {
 
 /* The --mesh-* options that need --mesh. */
 static const enum pp_opt_id mesh_only[] = {
-	PP_OPT_MESH_SIZE, PP_OPT_MESH_ROOT, PP_OPT_MESH_SERIAL,
-	PP_OPT_MESH_JOIN, PP_OPT_MESH_SVG,  PP_OPT_MESH_ID,
+	PP_OPT_MESH_SIZE,  PP_OPT_MESH_ROOT, PP_OPT_MESH_SERIAL,
+	PP_OPT_MESH_JOIN,  PP_OPT_MESH_SVG,  PP_OPT_MESH_ID,
+	PP_OPT_MESH_PAIRS,
 };
 
 static int opt_check_mesh(const struct pp_opts *o, struct pp_err *err)
@@ -1231,6 +1254,13 @@ static int opt_check_mesh(const struct pp_opts *o, struct pp_err *err)
 		pp_err_set(err, "%s needs --mesh (add --mesh, or drop it)",
 			   opt_label(opt_def_of(mesh_only[i]), label,
 				     sizeof(label)));
+		return EINVAL;
+	}
+	if (!o->mesh && pp_mesh_dev_is_list(o->ib_devname)) {
+		pp_err_set(
+			err,
+			"-d %s names a device per rank of a host, which needs --mesh; without it give one device (-d NAME) or none",
+			o->ib_devname);
 		return EINVAL;
 	}
 	if (!o->mesh)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "pp_err.h"
+#include "pp_mesh_sched.h"
 #include "pp_params.h"
 #include "pp_transport.h"
 
@@ -83,6 +84,7 @@ enum pp_opt_id {
 	PP_OPT_CLIENTS,	    /* --clients N (xrc): ibv_xsrq_pingpong's -c */
 	PP_OPT_EXPECT_MTU,  /* --expect-mtu BYTES: a path MTU below: status 4 */
 	PP_OPT_MAX_RTT,	    /* --max-rtt USEC: a median above: status 4 */
+	PP_OPT_MESH_PAIRS,  /* --mesh-pairs rail|all|remote */
 	PP_OPT_COUNT
 };
 
@@ -98,7 +100,8 @@ struct pp_opts {
 	const char *prog;	/* program name for messages */
 	const char *host;	/* server to connect to; NULL: be the server */
 	const char *bind_addr;	/* -b: server's listening address; NULL: any */
-	const char *ib_devname; /* -d; NULL: first device with an active port */
+	const char *ib_devname; /* -d; NULL: first device with an active port;
+				 * --mesh: also "auto" or a list "a,b" */
 	const char *xrcd_path;	/* --xrc-domain; NULL: PP_XRCD_PATH_FMT */
 	uint32_t port;		/* -p: TCP port */
 	uint32_t ib_port;	/* -i */
@@ -144,7 +147,8 @@ struct pp_opts {
 	 */
 	uint32_t expect_mtu;
 	double max_rtt_us;
-	/*
+	enum pp_mesh_pairs mesh_pairs; /* --mesh-pairs; 0: by -d */
+				       /*
 	 * The negotiated parameters (pp_params.h): op (--op, enum pp_op),
 	 * size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu

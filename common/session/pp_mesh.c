@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,13 +29,16 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include <infiniband/verbs.h>
 
+#include "pp_dev.h"
 #include "pp_doc.h"
 #include "pp_gid.h"
 #include "pp_mesh.h"
+#include "pp_mesh_dev.h"
 #include "pp_mesh_report.h"
 #include "pp_mesh_sched.h"
 #include "pp_op.h"
@@ -63,6 +67,11 @@ struct rank_ctx {
 	int ctl;	   /* the connection to rank 0 */
 	uint32_t rank;	   /* from WELCOME */
 	uint32_t round_ms; /* from WELCOME: the longest wait for rank 0 */
+	uint32_t local;	   /* the local index: the launcher's, or claimed */
+	const char *local_from; /* where it came from, for messages */
+	int claim;		/* the socket that holds a claimed index; -1 */
+	char dev[PP_MESH_DEV_MAX];	 /* -d's list: this rank's device */
+	char pick_err[PP_MESH_TEXT_MAX]; /* ... or why it has none */
 };
 
 static const char *env_get(const char *name, void *arg)
@@ -215,12 +224,50 @@ static void facts_gid(struct pp_session *s, int fd, struct pp_mesh_join *j)
 	pp_gid_format(s->gids[idx].raw, j->gid, sizeof(j->gid));
 }
 
+/*
+ * -d's list or auto: the device of this rank's local index into @out.
+ * Return: 0, or why not as one line in @why.
+ */
+static int pick_dev(const struct rank_ctx *c, char *out, size_t len, char *why,
+		    size_t wlen)
+{
+	const char *d = c->o->ib_devname;
+	char found[1024];
+	int ret;
+
+	if (strcmp(d, "auto")) {
+		if (!pp_mesh_dev_nth(d, c->local, out, len))
+			return 0;
+		snprintf(
+			why, wlen,
+			"local index %u (%s) is beyond -d %.200s: give a device for each rank of a host, or start fewer ranks a host",
+			c->local, c->local_from, d);
+		return ENOENT;
+	}
+	ret = pp_dev_active_names((uint8_t)c->o->ib_port, found, sizeof(found));
+	if (!ret && !pp_mesh_dev_nth(found, c->local, out, len))
+		return 0;
+	if (ret)
+		snprintf(why, wlen, "-d auto: listing the devices failed: %s",
+			 strerror(ret));
+	else
+		snprintf(
+			why, wlen,
+			"local index %u (%s) is beyond -d auto: port %u is active on %s%.300s%s here (give -d a list, or start fewer ranks a host)",
+			c->local, c->local_from, c->o->ib_port,
+			found[0] ? "" : "no device", found,
+			found[0] ? " only" : "");
+	return ret ? ret : ENOENT;
+}
+
 /* The child: open the device and port and write this host's facts. */
 static void facts_child(struct rank_ctx *c, int out)
 {
 	struct pp_mesh_join j = { 0 };
+	struct pp_opts fo = *c->o;
 	struct pp_version v;
 	struct pp_session s;
+	bool opened = false;
 
 	j.gid_index = -1;
 	j.tool = (uint8_t)c->o->tool;
@@ -229,7 +276,18 @@ static void facts_child(struct rank_ctx *c, int out)
 		snprintf(j.host, sizeof(j.host), "?");
 	pp_version_get(&v);
 	snprintf(j.version, sizeof(j.version), "%s (%s)", v.project, v.git);
-	if (pp_session_open(&s, c->o, &pp_exchange_ours)) {
+	j.local = c->local;
+	if (pp_mesh_dev_is_list(fo.ib_devname)) {
+		if (pick_dev(c, j.dev, sizeof(j.dev), j.error, sizeof(j.error)))
+			goto send;
+		fo.ib_devname = j.dev;
+	} else if (fo.ib_devname) {
+		/* the device it tried, named even when it does not open */
+		snprintf(j.dev, sizeof(j.dev), "%.*s", (int)sizeof(j.dev) - 1,
+			 fo.ib_devname);
+	}
+	opened = true;
+	if (pp_session_open(&s, &fo, &pp_exchange_ours)) {
 		snprintf(j.error, sizeof(j.error), "%s", s.err.msg);
 	} else {
 		snprintf(j.dev, sizeof(j.dev), "%s", s.caps.devname);
@@ -238,7 +296,9 @@ static void facts_child(struct rank_ctx *c, int out)
 		j.active_mtu = s.caps.active_mtu;
 		facts_gid(&s, c->ctl, &j);
 	}
-	pp_session_close(&s);
+send:
+	if (opened)
+		pp_session_close(&s);
 	if (write(out, &j, sizeof(j)) != (ssize_t)sizeof(j))
 		_exit(1);
 	_exit(0);
@@ -384,9 +444,19 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 	ro.json = false;
 	ro.host = (run->role & PP_MESH_ROLE_CONNECT) ? run->peer_host : NULL;
 	ro.port = run->port;
+	if (c->dev[0])
+		ro.ib_devname = c->dev; /* -d's list: this rank's device */
 	r->round = run->round;
 	r->peer = run->peer;
 	r->median_ns = UINT64_MAX;
+	if (c->pick_err[0]) {
+		/* -d's list has no device for this rank: as a device error */
+		r->step = PP_MESH_DEVICE;
+		r->gid_index = -1;
+		r->ret = ENODEV;
+		snprintf(r->reason, sizeof(r->reason), "%s", c->pick_err);
+		_exit(write_record(out, &m) ? 1 : 0);
+	}
 	ret = pp_session_open(&s, &ro, &pp_exchange_ours);
 	opened = pp_now_ns();
 	s.token = run->token;
@@ -540,6 +610,55 @@ send:
 	return send_msg(c->ctl, &m, pp_deadline(SLACK_MS));
 }
 
+/*
+ * No launcher said the local index: the first of 0, 1, ... that no other
+ * rank of this mesh on this host holds.  Each index is an abstract Unix
+ * socket named for the mesh, bound while the worker lives: bind() is
+ * atomic, so ranks that start at once take distinct indexes, and one that
+ * ends gives its index back without leaving anything behind.  Return: 0
+ * or errno, with @err.
+ */
+static int claim_local(struct rank_ctx *c, struct pp_err *err)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *p;
+	uint32_t k;
+	int ret = 0;
+
+	for (p = c->env.id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	for (k = 0; k < c->env.size; k++) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), n;
+
+		if (fd < 0) {
+			ret = errno;
+			break;
+		}
+		/* sun_path[0] = 0: the abstract namespace, no file */
+		n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
+			     "pp-mesh-local %016llx %u", (unsigned long long)h,
+			     k);
+		if (!bind(fd, (struct sockaddr *)&a,
+			  (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				      1 + (size_t)n))) {
+			c->claim = fd;
+			c->local = k;
+			c->local_from = "by arrival on this host";
+			return 0;
+		}
+		ret = errno;
+		close(fd);
+		if (ret != EADDRINUSE)
+			break;
+	}
+	pp_err_set(
+		err,
+		"--mesh: no local index for this rank on this host: %s (set PP_MESH_LOCAL to the rank's place among the ranks of its host, from 0)",
+		ret ? strerror(ret) : "every one is taken");
+	return ret ? ret : EADDRINUSE;
+}
+
 /* A worker: join, then run what rank 0 says until END. */
 static int worker(struct rank_ctx *c, const char *connect_to)
 {
@@ -565,10 +684,22 @@ static int worker(struct rank_ctx *c, const char *connect_to)
 	}
 	/* rank 0's host dying silently ends this rank within -T */
 	(void)pp_sock_silent_peer(c->ctl, o->timeout_ms);
-	ret = read_facts(c, &m.u.join, &err);
+	c->local = c->env.local;
+	c->local_from = c->env.local_from;
+	ret = c->local == PP_MESH_LOCAL_ANY ? claim_local(c, &err) : 0;
+	if (!ret)
+		ret = read_facts(c, &m.u.join, &err);
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", o->prog, err.msg);
 		return PP_EXIT_FAIL;
+	}
+	if (pp_mesh_dev_is_list(o->ib_devname)) {
+		/* the device of its local index, or why it has none */
+		if (m.u.join.dev[0])
+			snprintf(c->dev, sizeof(c->dev), "%s", m.u.join.dev);
+		else
+			snprintf(c->pick_err, sizeof(c->pick_err), "%s",
+				 m.u.join.error);
 	}
 	m.u.join.want_rank = c->env.rank;
 	m.u.join.size = c->env.size;
@@ -654,6 +785,7 @@ struct coord {
 	int lfd;
 	int *fd; /* per rank; -1: none */
 	struct pp_mesh_pair *pairs;
+	struct pp_mesh_plan plan; /* the selected pairs and their rounds */
 	bool interrupted;
 	bool joining;	       /* false: the join is over, a JOIN is refused */
 	struct pend *pend;     /* slots */
@@ -764,6 +896,7 @@ static void take_join(struct coord *c, int fd, struct pp_mesh_msg *m)
 	(void)pp_sock_silent_peer(fd, c->o->timeout_ms);
 	c->v.ranks[rank].joined = true;
 	c->v.ranks[rank].facts = m->u.join;
+	c->v.ranks[rank].local = m->u.join.local;
 	peer_host(fd, c->env->root, c->v.ranks[rank].addr,
 		  sizeof(c->v.ranks[rank].addr));
 	c->fd[rank] = fd;
@@ -1338,10 +1471,10 @@ static void end_all(struct coord *c, int status, const char *text)
 
 static void run_rounds(struct coord *c)
 {
-	uint32_t rounds = pp_mesh_rounds(c->v.n), r, k, np, step = 0;
+	uint32_t r, k, np, step = 0;
 
-	for (r = 0; r < rounds && !c->interrupted; r++) {
-		np = pp_mesh_round(c->v.n, r, c->pairs);
+	for (r = 0; r < c->plan.rounds && !c->interrupted; r++) {
+		np = pp_mesh_plan_round(&c->plan, r, c->pairs);
 		if (!c->o->mesh_serial) {
 			run_step(c, c->pairs, np, step++);
 			continue;
@@ -1349,6 +1482,63 @@ static void run_rounds(struct coord *c)
 		for (k = 0; k < np && !c->interrupted; k++)
 			run_step(c, &c->pairs[k], 1, step++);
 	}
+}
+
+static int by_host(const void *x, const void *y)
+{
+	const struct pp_mesh_rank *const *a = x, *const *b = y;
+
+	return strcmp((*a)->facts.host, (*b)->facts.host);
+}
+
+/*
+ * The plan of --mesh-pairs over the ranks that joined (a host id per host
+ * name), and the pairs it leaves out marked in the matrix.  Return: 0 or
+ * ENOMEM.
+ */
+static int make_plan(struct coord *c)
+{
+	struct pp_mesh_view *v = &c->v;
+	enum pp_mesh_pairs mode = c->o->mesh_pairs;
+	const struct pp_mesh_rank **by = calloc(v->n, sizeof(*by));
+	uint32_t *host = calloc(v->n, sizeof(*host));
+	uint32_t *local = calloc(v->n, sizeof(*local));
+	uint32_t i, b, k = 0, id = 0;
+	int ret = ENOMEM;
+
+	if (mode == PP_MESH_PAIRS_DEFAULT)
+		mode = pp_mesh_dev_is_list(c->o->ib_devname) ?
+			       PP_MESH_PAIRS_RAIL :
+			       PP_MESH_PAIRS_ALL;
+	if (!by || !host || !local)
+		goto out;
+	for (i = 0; i < v->n; i++) {
+		host[i] = PP_MESH_HOST_NONE;
+		local[i] = v->ranks[i].local;
+		if (v->ranks[i].joined)
+			by[k++] = &v->ranks[i];
+	}
+	/* one id per host name: sorted, equal names are neighbours */
+	qsort(by, k, sizeof(*by), by_host);
+	for (i = 0; i < k; i++) {
+		if (i && strcmp(by[i]->facts.host, by[i - 1]->facts.host))
+			id++;
+		host[by[i] - v->ranks] = id;
+	}
+	ret = pp_mesh_plan_make(&c->plan, mode, v->n, host, local);
+	if (ret)
+		goto out;
+	v->pairs = mode;
+	v->selected = c->plan.selected;
+	for (i = 0; mode != PP_MESH_PAIRS_ALL && i < v->n; i++)
+		for (b = i + 1; b < v->n; b++)
+			if (!pp_mesh_plan_selected(&c->plan, i, b))
+				pp_mesh_view_unselect(v, i, b);
+out:
+	free(by);
+	free(host);
+	free(local);
+	return ret;
 }
 
 static int coordinate(struct coord *c, pid_t own)
@@ -1365,7 +1555,11 @@ static int coordinate(struct coord *c, pid_t own)
 	describe_run(o, what, sizeof(what));
 	v->what = what;
 	join_phase(c);
-	v->rounds = o->mesh_serial ? (uint32_t)npairs : pp_mesh_rounds(v->n);
+	if (make_plan(c)) {
+		fprintf(stderr, "%s: --mesh: out of memory\n", o->prog);
+		c->interrupted = true;
+	}
+	v->rounds = o->mesh_serial ? (uint32_t)v->selected : c->plan.rounds;
 	v->bound_s = (double)v->rounds * (v->pair_ms + SLACK_MS) / 1000 +
 		     (pp_now_ns() - t0) / 1e9;
 	for (i = 0; i < v->n; i++) {
@@ -1388,9 +1582,11 @@ static int coordinate(struct coord *c, pid_t own)
 	for (i = 0, v->joined = 0; i < v->n; i++)
 		v->joined += v->ranks[i].joined;
 	fprintf(info,
-		"mesh: %u of %u ranks joined (%s); %u %s of up to %u pairs at once (%s), each pair at most %.0f s: at most %.0f s in all\n",
+		"mesh: %u of %u ranks joined (%s); %s pairs: %llu of %llu; %u %s of up to %u pairs at once (%s), each pair at most %.0f s: at most %.0f s in all\n",
 		v->joined, v->n, pp_mesh_launcher_name(c->env->launcher),
-		v->rounds, o->mesh_serial ? "pairs one at a time" : "rounds",
+		pp_mesh_pairs_name(v->pairs), (unsigned long long)v->selected,
+		(unsigned long long)npairs, v->rounds,
+		o->mesh_serial ? "pairs one at a time" : "rounds",
 		o->mesh_serial ? 1 : np, what, v->pair_ms / 1000.0, v->bound_s);
 	fflush(info);
 	tell_foreign(c);
@@ -1414,7 +1610,8 @@ static int coordinate(struct coord *c, pid_t own)
 			struct pp_mesh_cell *cell =
 				&v->cells[pp_mesh_pair_index(v->n, i, b)];
 
-			if (cell->ran || cell->code != PP_MESH_OK)
+			if (cell->ran || cell->unsel ||
+			    cell->code != PP_MESH_OK)
 				continue;
 			cell->code = PP_MESH_TIMEOUT;
 			pp_mesh_view_why(v, i, b,
@@ -1576,6 +1773,7 @@ out:
 	free(c.pairs);
 	free(c.pend);
 	free(c.pf);
+	pp_mesh_plan_free(&c.plan);
 	if (c.ep >= 0)
 		close(c.ep);
 	return ret;
@@ -1583,7 +1781,7 @@ out:
 
 int pp_mesh_main(struct pp_opts *o)
 {
-	struct rank_ctx rc = { .o = o, .ctl = -1 };
+	struct rank_ctx rc = { .o = o, .ctl = -1, .claim = -1 };
 	struct pp_err err = { .msg = "" };
 	int lfd = -1, ret;
 	bool root;

@@ -37,6 +37,18 @@ static void short_host(const char *host, char *out, size_t len)
 	out[n] = '\0';
 }
 
+/* "node1:mlx5_0": the short host and the device (none: the host alone). */
+static void host_dev(const struct pp_mesh_join *j, char *out, size_t len)
+{
+	char sh[PP_MESH_HOST_MAX];
+
+	short_host(j->host, sh, sizeof(sh));
+	if (j->dev[0])
+		snprintf(out, len, "%.160s:%.63s", sh, j->dev);
+	else
+		snprintf(out, len, "%.230s", sh);
+}
+
 static void make_labels(struct pp_mesh_view *v)
 {
 	char(*sh)[PP_MESH_HOST_MAX] = calloc(v->n, sizeof(*sh));
@@ -44,8 +56,7 @@ static void make_labels(struct pp_mesh_view *v)
 
 	for (i = 0; sh && i < v->n; i++)
 		if (v->ranks[i].joined)
-			short_host(v->ranks[i].facts.host, sh[i],
-				   sizeof(sh[i]));
+			host_dev(&v->ranks[i].facts, sh[i], sizeof(sh[i]));
 	for (i = 0; i < v->n; i++) {
 		struct pp_mesh_rank *r = &v->ranks[i];
 		bool shared = !sh; /* out of memory: host#rank, still unique */
@@ -80,10 +91,16 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 	v->slow = calloc(v->n, sizeof(*v->slow));
 	if (!v->added_us || !v->slow)
 		return ENOMEM;
-	v->passed = v->failed = v->joined = 0;
+	v->passed = v->failed = v->joined = v->dev_failed = 0;
+	v->not_selected = 0;
 	for (k = 0; k < np; k++) {
 		struct pp_mesh_cell *c = &v->cells[k];
 
+		if (c->unsel) {
+			v->not_selected++;
+			c->median_us = NAN;
+			continue;
+		}
 		if (c->code == PP_MESH_OK) {
 			v->passed++;
 			continue;
@@ -91,13 +108,21 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 		v->failed++;
 		c->median_us = NAN; /* a median only for a pair that passed */
 	}
-	for (i = 0; i < v->n; i++)
+	v->selected = np - v->not_selected;
+	for (i = 0; i < v->n; i++) {
 		v->joined += v->ranks[i].joined;
+		v->dev_failed += v->ranks[i].joined &&
+				 v->ranks[i].facts.error[0] != '\0';
+	}
 	/* the cells' medians read in place: no copy of N^2 / 2 values */
 	ret = pp_mesh_odd_judge_strided(v->n, &v->cells[0].median_us,
 					sizeof(v->cells[0]), v->added_us,
 					v->slow, &v->odd);
-	v->exit_status = v->failed || v->joined < v->n || v->stopped ? 1 : 0;
+	/* a device that did not open fails the mesh, in a pair or not */
+	v->exit_status = v->failed || v->joined < v->n || v->dev_failed ||
+					 v->stopped ?
+				 1 :
+				 0;
 	return ret;
 }
 
@@ -146,6 +171,8 @@ const char *pp_mesh_cell_text(const struct pp_mesh_view *v, uint32_t a,
 	if (a == b)
 		return "-";
 	c = cell(v, a, b);
+	if (c->unsel)
+		return ".";
 	if (c->code != PP_MESH_OK)
 		return pp_mesh_code_name(c->code);
 	fmt_us(c->median_us, buf, 16);
@@ -183,12 +210,25 @@ bool pp_mesh_matrix_fits(const struct pp_mesh_view *v)
 	       PP_MESH_TEXT_COLS;
 }
 
-static void legend(const bool *used, FILE *f)
+/* The mode's name: a view that says none selects all. */
+static const char *mode_name(const struct pp_mesh_view *v)
+{
+	return pp_mesh_pairs_name(v->pairs == PP_MESH_PAIRS_DEFAULT ?
+					  PP_MESH_PAIRS_ALL :
+					  v->pairs);
+}
+
+/* The legend: the codes of @used; with @unsel, the mark of a pair not run. */
+static void legend(const struct pp_mesh_view *v, const bool *used, bool unsel,
+		   FILE *f)
 {
 	unsigned int c;
 
 	fprintf(f,
 		"legend: a number is the median round trip in usec (the client's samples); - a rank with itself");
+	if (unsel)
+		fprintf(f, "; . a pair not selected (--mesh-pairs %s): not run",
+			mode_name(v));
 	for (c = 1; c < PP_MESH_CODE_COUNT; c++)
 		if (used[c])
 			fprintf(f, "; %s %s", pp_mesh_code_name(c),
@@ -229,7 +269,7 @@ static void print_per_rank(const struct pp_mesh_view *v, FILE *f)
 		uint32_t a, b;
 		double us;
 	} top[PP_MESH_LIST / 2] = { { 0, 0, 0 } };
-	bool used[PP_MESH_CODE_COUNT] = { false };
+	bool used[PP_MESH_CODE_COUNT] = { false }, unsel = false;
 	char b1[32], b2[32], b3[16], b4[16];
 	uint32_t a, b, i, ntop = 0, shown;
 	size_t k = 0;
@@ -251,6 +291,10 @@ static void print_per_rank(const struct pp_mesh_view *v, FILE *f)
 		for (b = a + 1; b < v->n; b++, k++) {
 			const struct pp_mesh_cell *c = &v->cells[k];
 
+			if (c->unsel) {
+				unsel = true;
+				continue;
+			}
 			used[c->code] = true;
 			if (c->code != PP_MESH_OK) {
 				rs[a].failed++;
@@ -315,14 +359,14 @@ static void print_per_rank(const struct pp_mesh_view *v, FILE *f)
 			v->ranks[top[i].b].label, b3);
 	}
 	used[PP_MESH_OK] = false;
-	legend(used, f);
+	legend(v, used, unsel, f);
 	free(rs);
 }
 
 static void print_matrix(const struct pp_mesh_view *v, FILE *f)
 {
 	int lw = label_width(v), cw = cell_width(lw);
-	bool used[PP_MESH_CODE_COUNT] = { false };
+	bool used[PP_MESH_CODE_COUNT] = { false }, unsel = false;
 	char buf[16];
 	uint32_t a, b;
 
@@ -340,12 +384,14 @@ static void print_matrix(const struct pp_mesh_view *v, FILE *f)
 		fprintf(f, "%4u  %-*s", a, lw, v->ranks[a].label);
 		for (b = 0; b < v->n; b++) {
 			fprintf(f, "%*s", cw, pp_mesh_cell_text(v, a, b, buf));
-			if (a != b)
+			if (a != b && cell(v, a, b)->unsel)
+				unsel = true;
+			else if (a != b)
 				used[cell(v, a, b)->code] = true;
 		}
 		fputc('\n', f);
 	}
-	legend(used, f);
+	legend(v, used, unsel, f);
 }
 
 static const char *gid_kind(const struct pp_mesh_join *j, char *buf, size_t len)
@@ -397,7 +443,7 @@ static void print_differ(const struct pp_mesh_view *v, FILE *f,
 			continue;
 		}
 		fprintf(f, "  differs: %s (rank %u): %s %s, the others %s\n",
-			v->ranks[i].facts.host, i, what, ki, common);
+			v->ranks[i].label, i, what, ki, common);
 	}
 	if (more)
 		fprintf(f,
@@ -429,8 +475,8 @@ static void print_hosts(const struct pp_mesh_view *v, FILE *f)
 			"  %s ranks: --json's hosts has each one's facts; here, those that differ from most\n",
 			fmt_count(v->n, b1, sizeof(b1)));
 	else
-		fprintf(f, "  %4s  %-16s %-8s %4s %6s  %s\n", "rank", "host",
-			"device", "port", "mtu", "GID (why)");
+		fprintf(f, "  %4s  %-16s %-8s %5s %4s %6s  %s\n", "rank",
+			"host", "device", "local", "port", "mtu", "GID (why)");
 	for (i = 0; i < v->n && v->n <= PP_MESH_HOST_ROWS; i++) {
 		const struct pp_mesh_rank *r = &v->ranks[i];
 		const struct pp_mesh_join *j = &r->facts;
@@ -440,11 +486,12 @@ static void print_hosts(const struct pp_mesh_view *v, FILE *f)
 			continue;
 		}
 		if (j->error[0]) {
-			fprintf(f, "  %4u  %-16s %s\n", i, j->host, j->error);
+			fprintf(f, "  %4u  %-16s %-8s %5u  %s\n", i, j->host,
+				j->dev[0] ? j->dev : "?", r->local, j->error);
 			continue;
 		}
-		fprintf(f, "  %4u  %-16s %-8s %4u %6u  %s (%s), %s; %s\n", i,
-			j->host, j->dev, j->ib_port, j->active_mtu,
+		fprintf(f, "  %4u  %-16s %-8s %5u %4u %6u  %s (%s), %s; %s\n",
+			i, j->host, j->dev, r->local, j->ib_port, j->active_mtu,
 			j->gid_index >= 0 ? j->gid : "none",
 			gid_kind(j, kind, sizeof(kind)), j->gid_reason,
 			j->version);
@@ -686,6 +733,24 @@ static void print_odd(const struct pp_mesh_view *v, FILE *f)
 		fprintf(f, "  none\n");
 }
 
+/* "rail pairs: 96 of 496 (...)": the mode and what it selects. */
+static void print_selected(const struct pp_mesh_view *v, FILE *f)
+{
+	uint64_t all = (uint64_t)v->n * (v->n - 1) / 2;
+	char b1[32], b2[32];
+
+	fprintf(f, "%s pairs: %s of %s", mode_name(v),
+		fmt_count(all - v->not_selected, b1, sizeof(b1)),
+		fmt_count(all, b2, sizeof(b2)));
+	if (v->pairs == PP_MESH_PAIRS_RAIL)
+		fprintf(f,
+			" (ranks of one local index on different hosts; the others not run)");
+	else if (v->pairs == PP_MESH_PAIRS_REMOTE)
+		fprintf(f,
+			" (ranks on different hosts; those of one host not run)");
+	fputc('\n', f);
+}
+
 void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f)
 {
 	uint32_t np = v->passed + v->failed;
@@ -699,6 +764,7 @@ void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f)
 	if (v->stopped)
 		fprintf(f, "mesh stopped: %s\n", v->stopped);
 	print_times(v, f);
+	print_selected(v, f);
 	fprintf(f,
 		"mesh: %u of %u ranks joined, %u pairs: %u passed, %u failed, in %.1f s (bound %.0f s)\n",
 		v->joined, v->n, np, v->passed, v->failed, v->elapsed_s,
@@ -735,7 +801,9 @@ static void json_hosts(const struct pp_mesh_view *v, struct pp_json *j)
 		pp_json_key_string_or_null(j, "addr", r->addr);
 		pp_json_key_string_or_null(j, "gone",
 					   r->gone ? r->gone_why : NULL);
-		pp_json_key_string_or_null(j, "device", f->dev);
+		pp_json_key_string_or_null(
+			j, "device", r->joined && f->dev[0] ? f->dev : NULL);
+		pp_json_key_int_or_null(j, "local", r->joined, r->local);
 		pp_json_key_uint(j, "port", f->ib_port);
 		pp_json_key_uint(j, "active_mtu", f->active_mtu);
 		pp_json_key_int_or_null(j, "gid_index",
@@ -835,7 +903,7 @@ static void json_matrix(const struct pp_mesh_view *v, struct pp_json *j)
 			const struct pp_mesh_cell *c = a == b ? NULL :
 								cell(v, a, b);
 
-			if (c && c->code == PP_MESH_OK)
+			if (c && !c->unsel && c->code == PP_MESH_OK)
 				pp_json_double(j, round(c->median_us * 1000) /
 							  1000);
 			else
@@ -898,6 +966,8 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_key_uint(j, "pairs", v->passed + v->failed);
 	pp_json_key_uint(j, "passed", v->passed);
 	pp_json_key_uint(j, "failed", v->failed);
+	pp_json_key_uint(j, "not_selected", v->not_selected);
+	pp_json_key_uint(j, "device_failed", v->dev_failed);
 	json_times(v, j);
 	key_us(j, "matrix_median_usec", v->odd.matrix_median_us);
 	key_us(j, "baseline_usec", v->odd.baseline_us);
@@ -909,6 +979,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 		pp_json_begin_object(j);
 		pp_json_key_uint(j, "rank", i);
 		pp_json_key_string(j, "host", v->ranks[i].facts.host);
+		pp_json_key_string(j, "label", v->ranks[i].label);
 		key_us(j, "added_usec", v->added_us[i]);
 		pp_json_end_object(j);
 	}
@@ -927,7 +998,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 		for (b = a + 1; b < v->n; b++) {
 			const struct pp_mesh_cell *c = cell(v, a, b);
 
-			if (c->code == PP_MESH_OK)
+			if (c->unsel || c->code == PP_MESH_OK)
 				continue;
 			pp_json_begin_object(j);
 			pp_json_key_uint(j, "a", a);
@@ -970,6 +1041,8 @@ static void json_head(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_key_uint(j, "port", v->port);
 	pp_json_key_uint(j, "size", v->n);
 	pp_json_key_bool(j, "serial", v->serial);
+	pp_json_key_string(j, "pair_mode", mode_name(v));
+	pp_json_key_uint(j, "selected", v->selected);
 	pp_json_key_uint(j, "rounds", v->rounds);
 	pp_json_key_double(j, "pair_bound_s", v->pair_ms / 1000.0);
 	pp_json_key_double(j, "bound_s", v->bound_s);
@@ -1036,7 +1109,8 @@ int pp_mesh_write_json(const struct pp_mesh_view *v, FILE *f)
 	json_head(v, &j);
 	for (a = 0; a < v->n; a++)
 		for (b = a + 1; b < v->n; b++)
-			pp_mesh_json_pair(v, &j, a, b, NULL);
+			if (!cell(v, a, b)->unsel)
+				pp_mesh_json_pair(v, &j, a, b, NULL);
 	return json_tail(v, &j);
 }
 
@@ -1078,6 +1152,8 @@ static void svg_head(FILE *f, int w, int h, const char *tool)
 	xml_text(f, tool);
 }
 
+#define UNSEL_FILL "#f2f2f2" /* a pair not selected: neutral, not a colour */
+
 /* Green (0) to yellow to red (1). */
 static void heat(double t, char *buf, size_t len)
 {
@@ -1099,10 +1175,16 @@ struct block {
 	double worst_us;
 };
 
-static void svg_key(FILE *f, double lo, double hi, int lm, int y)
+/* The key: fastest, slowest, failed; with @unsel, the pairs not run. */
+static void svg_key(FILE *f, double lo, double hi, int lm, int y,
+		    uint64_t unsel)
 {
 	char col[16], buf[16];
 
+	if (unsel)
+		fprintf(f,
+			"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\" stroke=\"#bbbbbb\"/><text x=\"%d\" y=\"%d\">not selected (--mesh-pairs): not run</text>\n",
+			lm, y + 24, UNSEL_FILL, lm + 22, y + 36);
 	if (!isfinite(lo))
 		return;
 	heat(0, col, sizeof(col));
@@ -1147,6 +1229,8 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 			const struct pp_mesh_cell *c = &v->cells[i];
 			struct block *p = &bl[(size_t)(a / k) * nb + b / k];
 
+			if (c->unsel)
+				continue;
 			p->pairs++;
 			if (c->code != PP_MESH_OK) {
 				if (!p->failed++)
@@ -1180,7 +1264,8 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 			uint32_t r0 = y * k, c0 = x * k;
 
 			if (!p->pairs)
-				snprintf(col, sizeof(col), "#dddddd");
+				snprintf(col, sizeof(col),
+					 x == y ? "#dddddd" : UNSEL_FILL);
 			else if (p->failed)
 				snprintf(col, sizeof(col), "#202020");
 			else {
@@ -1205,7 +1290,7 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 			}
 			fprintf(f, "</title></rect>\n");
 		}
-	svg_key(f, lo, hi, lm, tm + cs * (int)nb + 30);
+	svg_key(f, lo, hi, lm, tm + cs * (int)nb + 30, v->not_selected);
 	fprintf(f, "</svg>\n");
 	free(bl);
 	fflush(f);
@@ -1226,7 +1311,7 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 	if (w < lm + 520)
 		w = lm + 520; /* room for the key */
 	for (k = 0; k < np; k++)
-		if (v->cells[k].code == PP_MESH_OK) {
+		if (!v->cells[k].unsel && v->cells[k].code == PP_MESH_OK) {
 			lo = fmin(lo, v->cells[k].median_us);
 			hi = fmax(hi, v->cells[k].median_us);
 		}
@@ -1250,10 +1335,12 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 			int x = lm + cs * (int)b, y = tm + cs * (int)a;
 			const struct pp_mesh_cell *c = a == b ? NULL :
 								cell(v, a, b);
-			bool ok = c && c->code == PP_MESH_OK;
+			bool ok = c && !c->unsel && c->code == PP_MESH_OK;
 
 			if (!c) {
 				snprintf(col, sizeof(col), "#dddddd");
+			} else if (c->unsel) {
+				snprintf(col, sizeof(col), UNSEL_FILL);
 			} else if (ok) {
 				t = hi > lo ? log(c->median_us / lo) /
 						      log(hi / lo) :
@@ -1270,7 +1357,7 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 			xml_text(f, v->ranks[b].label);
 			fprintf(f, ": %s</title></rect>\n",
 				pp_mesh_cell_text(v, a, b, buf));
-			if (c && cs >= 20)
+			if (c && !c->unsel && cs >= 20)
 				fprintf(f,
 					"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" dominant-baseline=\"middle\" font-size=\"%d\" fill=\"%s\">%s</text>\n",
 					x + cs / 2, y + cs / 2,
@@ -1278,7 +1365,7 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 					ok ? "black" : "white",
 					pp_mesh_cell_text(v, a, b, buf));
 		}
-	svg_key(f, lo, hi, lm, tm + cs * (int)v->n + 30);
+	svg_key(f, lo, hi, lm, tm + cs * (int)v->n + 30, v->not_selected);
 	fprintf(f, "</svg>\n");
 	fflush(f);
 	return ferror(f) ? EIO : 0;

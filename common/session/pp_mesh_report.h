@@ -15,6 +15,7 @@
 #include "pp_json.h"
 #include "pp_mesh_env.h"
 #include "pp_mesh_odd.h"
+#include "pp_mesh_sched.h"
 #include "pp_mesh_wire.h"
 
 /* One rank as rank 0 saw it. */
@@ -23,8 +24,9 @@ struct pp_mesh_rank {
 	bool gone;			 /* died or stopped answering */
 	char gone_why[PP_MESH_TEXT_MAX]; /* ... in what round, how */
 	char addr[PP_MESH_HOST_MAX];	 /* where the others reach it */
-	char label[PP_MESH_HOST_MAX];	 /* its name in the matrix */
-	struct pp_mesh_join facts;	 /* what it said when it joined */
+	char label[PP_MESH_HOST_MAX];	 /* its name: host:device */
+	uint32_t local;		   /* its local index on its host (JOIN's) */
+	struct pp_mesh_join facts; /* what it said when it joined */
 };
 
 /* One side of a pair: the RESULT its rank sent (doc: an owned copy). */
@@ -55,6 +57,7 @@ struct pp_mesh_cell {
 	bool ran : 1;	   /* RUN was sent to both */
 	bool settled : 1;  /* pp_mesh_view_settle(): final, written out */
 	bool why : 1;	   /* rank 0 gave a reason */
+	bool unsel : 1;	   /* not selected (--mesh-pairs): not run, no result */
 };
 
 /* The text report's caps (docs/mesh.md, "Reading the output"). */
@@ -100,6 +103,8 @@ struct pp_mesh_view {
 	uint32_t port;
 	uint32_t n;
 	bool serial;
+	enum pp_mesh_pairs pairs; /* --mesh-pairs: all, rail, remote */
+	uint64_t selected;	  /* the pairs it selects */
 	uint32_t rounds;     /* rounds of the schedule (or pairs, serial) */
 	uint32_t pair_ms;    /* a pair's bound */
 	double bound_s;	     /* the mesh's bound, said before it began */
@@ -119,7 +124,9 @@ struct pp_mesh_view {
 	double *added_us; /* n: what each rank adds (pp_mesh_odd.h) */
 	bool *slow;	  /* n */
 	uint32_t passed, failed, joined;
-	int exit_status; /* 0 only when every pair passed */
+	uint64_t not_selected; /* pairs --mesh-pairs leaves out */
+	uint32_t dev_failed;   /* joined ranks whose device did not open */
+	int exit_status;       /* 0 only when every selected pair passed */
 };
 
 /**
@@ -127,8 +134,11 @@ struct pp_mesh_view {
  * @v: a view whose ranks and cells are filled; allocates @v->added_us and
  *     @v->slow (pp_mesh_view_free())
  *
- * A rank's label is its host's short name (up to the first '.'), with
- * "#rank" after it when several ranks share the host.
+ * A rank's label is its host's short name (up to the first '.') and its
+ * device, "node1:mlx5_0" (the host alone when it names none), with
+ * "#rank" after it when several ranks share both.  Pairs not selected
+ * count neither as passed nor as failed; a rank whose device did not open
+ * fails the mesh even when it is in no selected pair.
  *
  * Return: 0 or ENOMEM.
  */
@@ -174,6 +184,16 @@ pp_mesh_view_why(struct pp_mesh_view *v, uint32_t a, uint32_t b,
  * @b: the other
  */
 bool pp_mesh_view_has_why(const struct pp_mesh_view *v, uint32_t a, uint32_t b);
+
+/**
+ * pp_mesh_view_unselect() - the pair @a - @b is not selected
+ * (--mesh-pairs): it never runs, is shown as such ('.') and is left out of
+ * the --json document's pairs
+ * @v: the view
+ * @a: a rank of the pair
+ * @b: the other
+ */
+void pp_mesh_view_unselect(struct pp_mesh_view *v, uint32_t a, uint32_t b);
 
 /**
  * pp_mesh_view_settle() - the pair @a - @b is over: its cell's code from its
@@ -250,7 +270,7 @@ bool pp_mesh_matrix_fits(const struct pp_mesh_view *v);
 
 /**
  * pp_mesh_cell_text() - a matrix cell as printed: "-" for the diagonal, the
- * median ("31.2", "2034") or the code ("RTR")
+ * median ("31.2", "2034"), the code ("RTR") or "." for a pair not selected
  * @v: a judged view
  * @a: row rank
  * @b: column rank

@@ -307,6 +307,16 @@ void pp_mesh_view_settle(struct pp_mesh_view *v, uint32_t a, uint32_t b)
 	}
 }
 
+void pp_mesh_view_unselect(struct pp_mesh_view *v, uint32_t a, uint32_t b)
+{
+	struct pp_mesh_cell *cell = &v->cells[pp_mesh_pair_index(v->n, a, b)];
+
+	cell->unsel = true;
+	cell->settled = true; /* nothing to wait for, nothing to write */
+	cell->code = PP_MESH_OK;
+	cell->median_us = NAN;
+}
+
 void pp_mesh_store_free(struct pp_mesh_view *v)
 {
 	uint32_t i;

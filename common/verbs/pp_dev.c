@@ -122,6 +122,53 @@ out:
 	return ctx;
 }
 
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+int pp_dev_active_names(uint8_t ib_port, char *buf, size_t len)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	const char **names;
+	size_t used = 0;
+	int n, i, k = 0, ret = 0;
+
+	if (!len)
+		return ENOSPC;
+	buf[0] = '\0';
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return 0;
+	names = calloc(n ? (size_t)n : 1, sizeof(*names));
+	if (!names) {
+		ibv_free_device_list(list);
+		return ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		ctx = ibv_open_device(list[i]);
+		if (!ctx)
+			continue;
+		if (port_active(ctx, ib_port))
+			names[k++] = ibv_get_device_name(list[i]);
+		ibv_close_device(ctx);
+	}
+	qsort(names, (size_t)k, sizeof(*names), by_name);
+	for (i = 0; i < k && !ret; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+				 names[i]);
+
+		if (w < 0 || (size_t)w >= len - used)
+			ret = ENOSPC;
+		else
+			used += (size_t)w;
+	}
+	free(names);
+	ibv_free_device_list(list);
+	return ret;
+}
+
 void pp_dev_caps_fill(const struct ibv_device_attr *da,
 		      const struct ibv_port_attr *pa, struct pp_port_caps *caps)
 {

@@ -63,6 +63,18 @@ struct ibv_context *pp_dev_open(const char *name, uint8_t ib_port,
 				struct pp_err *err);
 
 /**
+ * pp_dev_active_names() - the devices whose port @ib_port is active, in
+ * name order, separated by commas (--mesh's -d auto)
+ * @ib_port: port number
+ * @buf: the names ("" when none)
+ * @len: room in @buf
+ *
+ * Return: 0; ENOSPC (@buf too small); ENOMEM.  No devices at all, or
+ * libibverbs without kernel support, is an empty list, not an error.
+ */
+int pp_dev_active_names(uint8_t ib_port, char *buf, size_t len);
+
+/**
  * pp_dev_query() - describe @ctx's port @ib_port
  * @ctx: open device
  * @ib_port: port number

@@ -28,7 +28,8 @@ Expectations (each checked against every source given):
   --launcher NAME   the launcher rank 0 names (slurm, none, ...)
   --hosts H,H,...   with --json: the hosts' names (before the first dot), in
                     rank order, K ranks on each (--per-host K, default 1);
-                    with K > 1 the matrix's labels are host#rank
+                    the matrix's labels are host:device, with K > 1
+                    host:device#rank (the ranks of a host share its device)
   --rounds N        with --json: the mesh ran in N rounds
   --took-ms MS      with --json: the mesh's elapsed time is within the bound
                     it announced, and MS (from the launch to rank 0's end)
@@ -292,11 +293,15 @@ def main():
             hosts = [h["host"].split(".")[0] for h in d["hosts"]]
             check(hosts == want_hosts, f"json: the hosts in rank order: {a.hosts}",
                   str(hosts))
+            # host:device, and #rank where ranks share host and device
+            devs = [h["device"] for h in d["hosts"]]
+            want_labels = [f"{h}:{dv}" if dv else h for h, dv in zip(want_hosts, devs)]
             if a.per_host > 1:
-                want_labels = [f"{h}#{r}" for r, h in enumerate(want_hosts)]
-                check(d["matrix"]["labels"] == want_labels,
-                      f"json: labels host#rank, {want_labels[0]} ... {want_labels[-1]}",
-                      str(d["matrix"]["labels"]))
+                want_labels = [f"{x}#{r}" for r, x in enumerate(want_labels)]
+            check(d["matrix"]["labels"] == want_labels,
+                  f"json: labels host:device{'#rank' if a.per_host > 1 else ''}, "
+                  f"{want_labels[0]} ... {want_labels[-1]}",
+                  str(d["matrix"]["labels"]))
         if a.rounds is not None:
             check(m["rounds"] == a.rounds, f"json: {a.rounds} rounds", str(m["rounds"]))
         if a.took_ms is not None:

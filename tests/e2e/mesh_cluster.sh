@@ -31,7 +31,7 @@
 #   absent  rank 3 never starts: rank 0 goes on after --mesh-join 10 s,
 #           names rank 3 as never joined, its pairs fail, the rest pass
 #   many    srun -N 4 -n 32 --overcommit (32 ranks, 31 rounds, 496
-#           pairs): every pair ok, 31 rounds, labels host#rank
+#           pairs): every pair ok, 31 rounds, labels host:device#rank
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -143,7 +143,7 @@ run_ok() {
 			"rank 0 names Slurm as the launcher"
 		mesh_check --ranks 4 --all-ok --text "$d/r0.out" --svg "$d/mesh.svg"
 		for node in "${pp_nodes[@]}"; do
-			pp_expect_grep "^ +[0-3]  $node " "$d/r0.out" "the matrix has a row for $node"
+			pp_expect_grep "^ +[0-3]  $node:[^ ]+ " "$d/r0.out" "the matrix has a row for $node (host:device)"
 		done
 	fi
 	mesh_srun "$2.json" 120 -N 4 --ntasks-per-node=1 -- \
@@ -229,7 +229,7 @@ netem)
 	show
 	statuses 0 0 0 0
 	mesh_check --ranks 4 --slow 2 --text "$d/r0.out" --svg "$d/mesh.svg"
-	pp_expect_grep "^  slow: ${PP_NODE_C} \\(rank 2\\) adds " "$d/r0.out" \
+	pp_expect_grep "^  slow: ${PP_NODE_C}:[^ ]+ \\(rank 2\\) adds " "$d/r0.out" \
 		"the summary names ${PP_NODE_C} as slow"
 	pp_tell finished
 	;;

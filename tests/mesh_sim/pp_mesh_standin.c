@@ -39,6 +39,10 @@
  *   --garbage MS     a connection that sends bytes that are not a record,
  *                    every MS, held open
  *   --stray-for S    strays and garbage only in the first S seconds
+ *   --place ID:HOST:DEV:LOCAL   the rank of slot ID claims host HOST,
+ *                    device DEV and local index LOCAL in its JOIN (default
+ *                    host "simID", device "sim0", local index 0), as a
+ *                    rank of a host with several NICs would (--mesh-pairs)
  *   --mesh-id ID     the mesh id its JOINs carry (default: PP_MESH_ID, else
  *                    the id rank 0 makes with no launcher from --root,
  *                    --port and --size; under a launcher give it)
@@ -168,6 +172,7 @@ struct model {
 	uint32_t *die_round; /* per rank, 0: never */
 	bool *silent;	     /* per rank */
 	bool *plays;	     /* per id */
+	const char **place;  /* per id: "HOST:DEV:LOCAL" (--place); NULL */
 	uint32_t stray_ms, garbage_ms, stray_for_s;
 	uint32_t join_s;
 	uint32_t doc_bytes;
@@ -210,7 +215,7 @@ static void usage(FILE *f, const char *prog)
 		"  [--add R:US]... [--fail R|all:STEP[:TEXT]]... [--fail-pair A-B:STEP[:TEXT]]...\n"
 		"  [--answer-ms MS] [--facts MS|MIN-MAX|R:MS]... [--die R:K]... [--silent R]...\n"
 		"  [--stray MS] [--garbage MS] [--stray-for S] [--join-s S] [--doc-bytes N]\n"
-		"  [--iters N] [--seed N]\n"
+		"  [--iters N] [--seed N] [--place ID:HOST:DEV:LOCAL]...\n"
 		"The model is described at the top of tests/mesh_sim/pp_mesh_standin.c.\n",
 		prog);
 }
@@ -413,6 +418,16 @@ static void send_join(const struct model *md, struct rank *r)
 	j->active_mtu = 1024;
 	snprintf(j->host, sizeof(j->host), "sim%u", r->id);
 	snprintf(j->dev, sizeof(j->dev), "sim0");
+	if (md->place[r->id]) {
+		/* HOST:DEV:LOCAL, checked by apply() */
+		const char *p = md->place[r->id], *d = strchr(p, ':');
+		const char *l = strchr(d + 1, ':');
+
+		snprintf(j->host, sizeof(j->host), "%.*s", (int)(d - p), p);
+		snprintf(j->dev, sizeof(j->dev), "%.*s", (int)(l - d - 1),
+			 d + 1);
+		j->local = (uint32_t)strtoul(l + 1, NULL, 10);
+	}
 	snprintf(j->gid, sizeof(j->gid), "::ffff:127.0.0.1");
 	snprintf(j->gid_reason, sizeof(j->gid_reason),
 		 "a stand-in rank (tests/mesh_sim)");
@@ -1074,6 +1089,7 @@ enum {
 	OPT_DOC,
 	OPT_ITERS,
 	OPT_SEED,
+	OPT_PLACE,
 	OPT_HELP,
 };
 
@@ -1101,6 +1117,7 @@ static const struct option longopts[] = {
 	{ "doc-bytes", required_argument, NULL, OPT_DOC },
 	{ "iters", required_argument, NULL, OPT_ITERS },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "place", required_argument, NULL, OPT_PLACE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1250,6 +1267,21 @@ static int apply(struct model *md, const struct later *o, const char *prog)
 					  o->arg);
 		md->die_round[r] = (uint32_t)v;
 		return 0;
+	case OPT_PLACE: {
+		const char *d, *l;
+
+		if (!rank_colon(o->arg, n, false, &r, &rest) ||
+		    !(d = strchr(rest, ':')) || d == rest ||
+		    d - rest >= PP_MESH_HOST_MAX || !(l = strchr(d + 1, ':')) ||
+		    l == d + 1 || l - d - 1 >= PP_MESH_DEV_MAX ||
+		    !num(l + 1, NULL, n - 1, &v))
+			return fail_usage(
+				prog,
+				"--place: not ID:HOST:DEV:LOCAL (LOCAL below --size)",
+				o->arg);
+		md->place[r] = rest;
+		return 0;
+	}
 	case OPT_SILENT:
 		if (!num(o->arg, NULL, n - 1, &v))
 			return fail_usage(prog,
@@ -1417,8 +1449,9 @@ int main(int argc, char **argv)
 	md.die_round = calloc(n, sizeof(*md.die_round));
 	md.silent = calloc(n, sizeof(*md.silent));
 	md.plays = calloc(n, sizeof(*md.plays));
+	md.place = calloc(n, sizeof(*md.place));
 	if (!md.added_us || !md.fail_step || !md.fail_text || !md.facts_ms ||
-	    !md.die_round || !md.silent || !md.plays)
+	    !md.die_round || !md.silent || !md.plays || !md.place)
 		return 1;
 	for (k = 0; k < n; k++) {
 		md.fail_step[k] = -1;

@@ -21,6 +21,14 @@ Cases (N=1024 unless --n says otherwise):
   emfile       (N=200) rank 0 under ulimit -n 64 (soft and hard): it exits
                within 5 s, non-zero, with one line naming the limit, and
                does not spin
+  rails        (N=8) 4 hosts x 2 NICs: rank 0 (this host, -d rxe0,rxe1,
+               local index 0 by arrival) and the stand-in's ranks placed
+               host:rxeK with local index K.  Rail mode (the default of a
+               list): 12 of 28 pairs run, same local index on different
+               hosts, the others '.' and out of --json's pairs; rank 0's 3
+               pairs DEV (no device here), 9 pass.  Then --mesh-pairs all
+               with PP_MESH_LOCAL=2 for rank 0: all 28 pairs run, rank 0's
+               7 DEV with "local index 2 ... is beyond -d rxe0,rxe1"
 
 Rank 0's own worker has no device here: its N-1 pairs end DEV, and so its
 exit status is 1; every check counts them.  Each process is bounded; a case
@@ -421,6 +429,86 @@ def case_emfile(c, n):
             (limit, " | ".join(err[-3:]) or "empty"))
 
 
+def rails_standin(c, n, host0, mesh_id):
+    """Ranks 1..7 of 4 hosts x 2 NICs: rank 1 on rank 0's host."""
+    place = []
+    for r in range(1, n):
+        host = host0 if r < 2 else "rail%s" % "BCD"[r // 2 - 1]
+        place += ["--place", "%d:%s:rxe%d:%d" % (r, host, r % 2, r % 2)]
+    return c.standin(n, ["--mesh-id", mesh_id, "--join-s", "20"] + place,
+                     name="standin-" + mesh_id)
+
+
+def case_rails(c, n):
+    import json
+    import socket
+    host0 = socket.gethostname()
+    short0 = host0.split(".")[0]
+    # rail mode, the default of a -d list
+    r0 = c.rank0(n, ["--mesh-id", "rails-a", "--mesh-join", "20", "-d",
+                     "rxe0,rxe1", "--json"])
+    s = rails_standin(c, n, host0, "rails-a")
+    r0.wait(25)
+    s.wait(r0.elapsed + 10)
+    check_standin(c, s, welcomed=n - 1, ended=n - 1)
+    c.check(not r0.killed and r0.rc == 1,
+            "rail: rank 0 ends by itself, exit 1 (its own device is not "
+            "here) (got %s%s)" % (r0.rc, ", killed" if r0.killed else ""))
+    try:
+        d = json.loads(r0.text())
+    except ValueError as e:
+        c.check(False, "rail: rank 0's --json parses (%s)" % e)
+        return
+    want = ["%s:rxe0" % short0, "%s:rxe1" % short0] + \
+        ["rail%s:rxe%d" % (h, k) for h in "BCD" for k in (0, 1)]
+    c.check(d["matrix"]["labels"] == want,
+            "rail: labels host:device %s (got %s)" %
+            (want, d["matrix"]["labels"]))
+    hosts = d["hosts"]
+    c.check([h["local"] for h in hosts] == [k % 2 for k in range(n)] and
+            [h["device"] for h in hosts] == ["rxe%d" % (k % 2)
+                                             for k in range(n)],
+            "rail: hosts' local index and device: rank 0 took rxe0 by "
+            "arrival (got %s)" % [(h["local"], h["device"]) for h in hosts])
+    ran = {(p["a"], p["b"]): p["result"] for p in d["pairs"]}
+    rail = {(a, b) for a in range(n) for b in range(a + 1, n)
+            if a % 2 == b % 2 and a // 2 != b // 2}
+    c.check(set(ran) == rail,
+            "rail: --json's pairs are the 12 rail pairs (same local index, "
+            "other host) (got %s)" % sorted(ran))
+    c.check(all(ran[p] == ("DEV" if p[0] == 0 else "ok") for p in ran),
+            "rail: rank 0's pairs DEV, the others ok (got %s)" % ran)
+    cells = d["matrix"]["cells"]
+    c.check(all(cells[a][b] == "." for a in range(n) for b in range(n)
+                if a != b and (min(a, b), max(a, b)) not in rail),
+            "rail: every pair not selected is '.' in the matrix")
+    sm = d["summary"]
+    c.check((sm["pairs"], sm["passed"], sm["failed"], sm["not_selected"],
+             sm["exit_status"]) == (12, 9, 3, 16, 1),
+            "rail: summary 12 pairs, 9 passed, 3 failed, 16 not selected, "
+            "exit 1 (got %s)" % ({k: sm[k] for k in ("pairs", "passed",
+                                                    "failed", "not_selected",
+                                                    "exit_status")}))
+    c.check(d["mesh"]["pair_mode"] == "rail" and d["mesh"]["rounds"] == 3,
+            "rail: mode rail, 3 rounds (rails of 4 side by side, not 7) "
+            "(got %s, %s)" % (d["mesh"]["pair_mode"], d["mesh"]["rounds"]))
+    # all pairs; rank 0's local index 2 is beyond the list
+    env = clean_env({"PP_MESH_LOCAL": "2"})
+    r0 = c.rank0(n, ["--mesh-id", "rails-b", "--mesh-join", "20", "-d",
+                     "rxe0,rxe1", "--mesh-pairs", "all"], env=env)
+    s = rails_standin(c, n, host0, "rails-b")
+    r0.wait(25)
+    s.wait(r0.elapsed + 10)
+    check_mesh(c, r0, n, n, n - 1)
+    text = r0.text()
+    c.check("all pairs: 28 of 28\n" in text and "\n. " not in text and
+            " . " not in text.split("legend:")[0],
+            "all: 28 of 28 pairs run, none marked not selected")
+    c.check(re.search(r"local index 2 \(PP_MESH_LOCAL\) is beyond -d "
+                      r"rxe0,rxe1", text) is not None,
+            "all: rank 0's device line names its local index and the list")
+
+
 CASES = {
     "all_join": (case_all_join, 1024),
     "slow_rank": (case_slow_rank, 1024),
@@ -429,6 +517,7 @@ CASES = {
     "slow_facts": (case_slow_facts, 4),
     "foreign": (case_foreign, 1024),
     "emfile": (case_emfile, 200),
+    "rails": (case_rails, 8),
 }
 
 

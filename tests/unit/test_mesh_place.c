@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_mesh_place.c - where a mesh rank stands: Slurm's host lists
- * (pp_hostlist), the circle schedule (pp_mesh_sched) and the launchers'
- * environments (pp_mesh_env).
+ * (pp_hostlist), the circle schedule and the plans of --mesh-pairs
+ * (pp_mesh_sched), the launchers' environments (pp_mesh_env) and -d's lists (pp_mesh_dev).
  */
 #include <check.h>
 #include <errno.h>
@@ -14,6 +14,7 @@
 
 #include "check_main.h"
 #include "pp_hostlist.h"
+#include "pp_mesh_dev.h"
 #include "pp_mesh_env.h"
 #include "pp_mesh_sched.h"
 
@@ -377,6 +378,423 @@ START_TEST(env_pmi_ompi_k8s)
 }
 END_TEST
 
+/* The local index: PP_MESH_LOCAL, else the launcher's own, else unknown. */
+START_TEST(env_local_index)
+{
+	const char *slurm[] = { "SLURM_PROCID=3", "SLURM_NTASKS=8",
+				"SLURM_LOCALID=1", "SLURM_NODELIST=n[1-4]",
+				NULL };
+	const char *pmix[] = { "PMIX_RANK=2", "PMI_SIZE=4", "PMIX_LOCAL_RANK=0",
+			       "OMPI_COMM_WORLD_LOCAL_RANK=3", NULL };
+	const char *pmix_ompi[] = { "PMIX_RANK=2", "PMI_SIZE=4",
+				    "OMPI_COMM_WORLD_LOCAL_RANK=3", NULL };
+	const char *pmi[] = { "PMI_RANK=1", "PMI_SIZE=3", "MPI_LOCALRANKID=2",
+			      "SLURM_LOCALID=0", NULL };
+	const char *ompi[] = { "OMPI_COMM_WORLD_RANK=5",
+			       "OMPI_COMM_WORLD_SIZE=8",
+			       "OMPI_COMM_WORLD_LOCAL_RANK=1", NULL };
+	/* mpirun inside sbatch: the batch step's SLURM_LOCALID is not ours */
+	const char *inherited[] = { "OMPI_COMM_WORLD_RANK=5",
+				    "OMPI_COMM_WORLD_SIZE=8",
+				    "OMPI_COMM_WORLD_LOCAL_RANK=1",
+				    "SLURM_PROCID=0",
+				    "SLURM_NTASKS=1",
+				    "SLURM_LOCALID=0",
+				    "SLURM_JOB_NODELIST=gpu[03-04]",
+				    NULL };
+	const char *inherited_nolocal[] = {
+		"OMPI_COMM_WORLD_RANK=5", "OMPI_COMM_WORLD_SIZE=8",
+		"SLURM_PROCID=0",	  "SLURM_NTASKS=1",
+		"SLURM_LOCALID=0",	  NULL
+	};
+	const char *k8s[] = { "JOB_COMPLETION_INDEX=5", "SLURM_LOCALID=1",
+			      NULL };
+	const char *none[] = { NULL };
+	const char *by_hand[] = { "PP_MESH_LOCAL=2", NULL };
+	const char *over[] = { "PP_MESH_LOCAL=0",   "SLURM_PROCID=3",
+			       "SLURM_NTASKS=8",    "SLURM_LOCALID=1",
+			       "SLURM_NODELIST=n1", NULL };
+	const char *empty_own[] = { "PP_MESH_LOCAL=",	 "SLURM_PROCID=3",
+				    "SLURM_NTASKS=8",	 "SLURM_LOCALID=1",
+				    "SLURM_NODELIST=n1", NULL };
+	const char *junk[] = { "SLURM_PROCID=3", "SLURM_NTASKS=8",
+			       "SLURM_LOCALID=one", "SLURM_NODELIST=n1", NULL };
+	const char *big[] = { "PP_MESH_LOCAL=4", NULL };
+	struct pp_err err = { .msg = "" };
+	struct pp_mesh_env e;
+
+	ck_assert_int_eq(read_env(slurm, 0, NULL, &e, &err), 0);
+	ck_assert_uint_eq(e.local, 1);
+	ck_assert_str_eq(e.local_from, "SLURM_LOCALID");
+	ck_assert_int_eq(read_env(pmix, 0, "h", &e, &err), 0);
+	ck_assert_uint_eq(e.local, 0);
+	ck_assert_str_eq(e.local_from, "PMIX_LOCAL_RANK");
+	ck_assert_int_eq(read_env(pmix_ompi, 0, "h", &e, &err), 0);
+	ck_assert_uint_eq(e.local, 3);
+	ck_assert_str_eq(e.local_from, "OMPI_COMM_WORLD_LOCAL_RANK");
+	ck_assert_int_eq(read_env(pmi, 0, "h", &e, &err), 0);
+	ck_assert_int_eq(e.launcher, PP_MESH_PMI);
+	ck_assert_uint_eq(e.local, 2);
+	ck_assert_str_eq(e.local_from, "MPI_LOCALRANKID");
+	ck_assert_int_eq(read_env(ompi, 0, "h", &e, &err), 0);
+	ck_assert_uint_eq(e.local, 1);
+	ck_assert_int_eq(read_env(inherited, 0, NULL, &e, &err), 0);
+	ck_assert_int_eq(e.launcher, PP_MESH_OMPI);
+	ck_assert_uint_eq(e.local, 1);
+	ck_assert_str_eq(e.local_from, "OMPI_COMM_WORLD_LOCAL_RANK");
+	/* the MPI launcher says none: Slurm's inherited one is not taken */
+	ck_assert_int_eq(read_env(inherited_nolocal, 0, "h", &e, &err), 0);
+	ck_assert_int_eq(e.launcher, PP_MESH_OMPI);
+	ck_assert_uint_eq(e.local, PP_MESH_LOCAL_ANY);
+	ck_assert_ptr_null(e.local_from);
+	/* Kubernetes and no launcher: by arrival (the worker claims one) */
+	ck_assert_int_eq(read_env(k8s, 8, "job-0", &e, &err), 0);
+	ck_assert_uint_eq(e.local, PP_MESH_LOCAL_ANY);
+	ck_assert_int_eq(read_env(none, 4, "node1", &e, &err), 0);
+	ck_assert_uint_eq(e.local, PP_MESH_LOCAL_ANY);
+	ck_assert_int_eq(read_env(by_hand, 4, "node1", &e, &err), 0);
+	ck_assert_uint_eq(e.local, 2);
+	ck_assert_str_eq(e.local_from, "PP_MESH_LOCAL");
+	/* PP_MESH_LOCAL wins over the launcher's; empty, it is not set */
+	ck_assert_int_eq(read_env(over, 0, NULL, &e, &err), 0);
+	ck_assert_uint_eq(e.local, 0);
+	ck_assert_str_eq(e.local_from, "PP_MESH_LOCAL");
+	ck_assert_int_eq(read_env(empty_own, 0, NULL, &e, &err), 0);
+	ck_assert_uint_eq(e.local, 1);
+	ck_assert_int_eq(read_env(junk, 0, NULL, &e, &err), EINVAL);
+	ck_assert_str_eq(
+		err.msg,
+		"--mesh: SLURM_LOCALID='one' is not a number from 0 to 4096 (is the launcher's environment damaged?)");
+	ck_assert_int_eq(read_env(big, 4, "node1", &e, &err), EINVAL);
+	ck_assert_str_eq(
+		err.msg,
+		"--mesh: PP_MESH_LOCAL=4 is not below the number of ranks, 4 (a local index counts the ranks of one host from 0)");
+}
+END_TEST
+
+/* -d's list: which strings are lists, their checks, the k-th name. */
+START_TEST(dev_list)
+{
+	struct pp_err err = { .msg = "" };
+	char out[PP_MESH_DEV_MAX], longl[200];
+
+	ck_assert(pp_mesh_dev_is_list("mlx5_0,mlx5_1"));
+	ck_assert(pp_mesh_dev_is_list("auto"));
+	ck_assert(!pp_mesh_dev_is_list("mlx5_0"));
+	ck_assert(!pp_mesh_dev_is_list(NULL));
+	ck_assert_int_eq(pp_mesh_dev_list_check("a,b,c", &err), 0);
+	ck_assert_int_eq(pp_mesh_dev_list_check("auto", &err), 0);
+	ck_assert_int_eq(pp_mesh_dev_list_check("rxe0", &err), 0);
+	ck_assert_int_eq(pp_mesh_dev_list_check("a,,b", &err), EINVAL);
+	ck_assert_str_eq(
+		err.msg,
+		"-d 'a,,b': an empty name in the list (give names separated by single commas, e.g. -d mlx5_0,mlx5_1)");
+	ck_assert_int_eq(pp_mesh_dev_list_check("a,b,", &err), EINVAL);
+	ck_assert_int_eq(pp_mesh_dev_list_check(",a", &err), EINVAL);
+	ck_assert_int_eq(pp_mesh_dev_list_check("mlx5_0,mlx5_1,mlx5_0", &err),
+			 EINVAL);
+	ck_assert_str_eq(
+		err.msg,
+		"-d 'mlx5_0,mlx5_1,mlx5_0' names mlx5_0 twice (a list gives each rank of a host its own device)");
+	/* a name that is a prefix of another is not the same name */
+	ck_assert_int_eq(pp_mesh_dev_list_check("mlx5_1,mlx5_10", &err), 0);
+	memset(longl, 'x', 70);
+	strcpy(longl + 70, ",a");
+	ck_assert_int_eq(pp_mesh_dev_list_check(longl, &err), EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "longer than 63"));
+
+	ck_assert_int_eq(pp_mesh_dev_nth("a,bb,ccc", 0, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "a");
+	ck_assert_int_eq(pp_mesh_dev_nth("a,bb,ccc", 2, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "ccc");
+	ck_assert_int_eq(pp_mesh_dev_nth("a,bb,ccc", 3, out, sizeof(out)),
+			 ENOENT);
+	ck_assert_int_eq(pp_mesh_dev_nth("rxe0", 0, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "rxe0");
+	ck_assert_int_eq(pp_mesh_dev_nth("", 0, out, sizeof(out)), ENOENT);
+	ck_assert_int_eq(pp_mesh_dev_nth("a,bb", 1, out, 2), ENAMETOOLONG);
+}
+END_TEST
+
+/* The pairs a plan should run, told without the plan. */
+static bool want_pair(enum pp_mesh_pairs mode, const uint32_t *host,
+		      const uint32_t *local, uint32_t a, uint32_t b)
+{
+	if (mode == PP_MESH_PAIRS_ALL)
+		return true;
+	if (host[a] == PP_MESH_HOST_NONE || host[b] == PP_MESH_HOST_NONE ||
+	    host[a] == host[b])
+		return false;
+	return mode == PP_MESH_PAIRS_REMOTE || local[a] == local[b];
+}
+
+/*
+ * One plan against its rules: every pair it runs is selected and runs
+ * once, no rank twice in a round, no round empty, every selected pair
+ * runs; its rounds.  Plain ifs (a Check assertion per pair costs too much
+ * in fork mode); the first fault is returned as a line.  Return: the
+ * rounds, or -1 with @why.
+ */
+static long plan_fault(enum pp_mesh_pairs mode, uint32_t n,
+		       const uint32_t *host, const uint32_t *local, char *why,
+		       size_t len)
+{
+	struct pp_mesh_plan p;
+	struct pp_mesh_pair *pr = malloc(sizeof(*pr) * (n / 2 + 1));
+	uint8_t *seen = calloc((size_t)n * n, 1);
+	uint32_t *in_round = calloc(n, sizeof(*in_round));
+	uint32_t r, k, np, a, b;
+	uint64_t want = 0, got = 0;
+	long ret = -1;
+
+	if (!pr || !seen || !in_round ||
+	    pp_mesh_plan_make(&p, mode, n, host, local)) {
+		snprintf(why, len, "no plan");
+		goto out;
+	}
+	for (a = 0; a < n; a++)
+		for (b = a + 1; b < n; b++) {
+			bool w = want_pair(mode, host, local, a, b);
+
+			want += w;
+			if (w != pp_mesh_plan_selected(&p, a, b) ||
+			    w != pp_mesh_plan_selected(&p, b, a)) {
+				snprintf(why, len, "pair %u-%u selected: %d", a,
+					 b, !w);
+				goto free_plan;
+			}
+		}
+	for (r = 0; r < p.rounds; r++) {
+		np = pp_mesh_plan_round(&p, r, pr);
+		if (!np) {
+			snprintf(why, len, "round %u is empty", r);
+			goto free_plan;
+		}
+		for (k = 0; k < np; k++) {
+			a = pr[k].a;
+			b = pr[k].b;
+			if (a >= b || b >= n ||
+			    !want_pair(mode, host, local, a, b) ||
+			    seen[(size_t)a * n + b]++ || in_round[a] == r + 1 ||
+			    in_round[b] == r + 1) {
+				snprintf(
+					why, len,
+					"round %u: pair %u-%u not selected, twice, or a rank twice in the round",
+					r, a, b);
+				goto free_plan;
+			}
+			in_round[a] = in_round[b] = r + 1;
+			got++;
+		}
+	}
+	if (got != want || p.selected != want ||
+	    pp_mesh_plan_round(&p, p.rounds, pr)) {
+		snprintf(why, len, "%llu pairs run, %llu said, %llu selected",
+			 (unsigned long long)got,
+			 (unsigned long long)p.selected,
+			 (unsigned long long)want);
+		goto free_plan;
+	}
+	ret = p.rounds;
+free_plan:
+	pp_mesh_plan_free(&p);
+out:
+	free(pr);
+	free(seen);
+	free(in_round);
+	return ret;
+}
+
+/* Hosts of @per ranks (the last @short_by fewer), ranks block or cyclic. */
+static uint32_t layout(uint32_t n, uint32_t per, uint32_t seed, bool cyclic,
+		       uint32_t *host, uint32_t *local)
+{
+	uint32_t count[PP_MESH_MAX_RANKS] = { 0 }, i, h = 0, left = 0, hosts;
+
+	/* host sizes 1..per (seed 0: all per), laid out in turn */
+	for (i = 0; i < n; i++) {
+		if (!left) {
+			left = seed ? 1 + (seed * 2654435761u + h * 40503u) %
+						       per :
+				      per;
+			h++;
+		}
+		host[i] = h - 1;
+		left--;
+	}
+	hosts = h;
+	if (cyclic) /* rank i on host i mod hosts, as --map-by node */
+		for (i = 0; i < n; i++)
+			host[i] = i % hosts;
+	for (i = 0; i < n; i++)
+		local[i] = count[host[i]]++;
+	return hosts;
+}
+
+/*
+ * Every N up to 64, 1..8 ranks a host, hosts of one size and of uneven
+ * sizes, ranks in blocks and cyclic: each mode's plan keeps its rules,
+ * and its rounds are what the mode promises.
+ */
+START_TEST(plan_every_layout)
+{
+	static uint32_t host[64], local[64];
+	uint32_t n, per, seed, hosts, i, most, rail_max;
+	enum pp_mesh_pairs mode;
+	char why[160] = "";
+	long rounds;
+	int cyc;
+
+	for (n = 2; n <= 64; n++)
+		for (per = 1; per <= 8; per++)
+			for (seed = 0; seed < 4; seed++)
+				for (cyc = 0; cyc < 2; cyc++) {
+					uint32_t size[64] = { 0 },
+						 rail[64] = { 0 };
+
+					hosts = layout(n, per, seed, cyc, host,
+						       local);
+					most = 0;
+					rail_max = 0;
+					for (i = 0; i < n; i++) {
+						size[host[i]]++;
+						rail[local[i]]++;
+					}
+					for (i = 0; i < 64; i++) {
+						if (size[i] > most)
+							most = size[i];
+						if (pp_mesh_rounds(rail[i]) >
+						    rail_max)
+							rail_max =
+								pp_mesh_rounds(
+									rail[i]);
+					}
+					for (mode = PP_MESH_PAIRS_ALL;
+					     mode <= PP_MESH_PAIRS_REMOTE;
+					     mode++) {
+						rounds = plan_fault(
+							mode, n, host, local,
+							why, sizeof(why));
+						ck_assert_msg(
+							rounds >= 0,
+							"%s, n %u, %u a host (seed %u, %s): %s",
+							pp_mesh_pairs_name(
+								mode),
+							n, per, seed,
+							cyc ? "cyclic" :
+							      "blocks",
+							why);
+						if (mode == PP_MESH_PAIRS_ALL)
+							ck_assert_int_eq(
+								rounds,
+								pp_mesh_rounds(
+									n));
+						/* a rail's ranks on distinct hosts */
+						if (mode == PP_MESH_PAIRS_RAIL)
+							ck_assert_int_eq(
+								rounds,
+								rail_max);
+						if (mode !=
+						    PP_MESH_PAIRS_REMOTE)
+							continue;
+						/* no more than the circle */
+						ck_assert_int_le(
+							rounds,
+							pp_mesh_rounds(n));
+						/* H hosts of W, H even: (H - 1) W */
+						if (!seed && hosts % 2 == 0 &&
+						    n % per == 0)
+							ck_assert_int_eq(
+								rounds,
+								(hosts - 1) *
+									per);
+						/* at least a rank's pairs */
+						ck_assert_int_ge(
+							rounds,
+							hosts > 1 ? n - most :
+								    0);
+					}
+				}
+}
+END_TEST
+
+/* Ranks that never joined (no host) and a rail with two ranks of a host. */
+START_TEST(plan_absent_and_odd_rails)
+{
+	/* 4 hosts x 2 NICs; rank 5 absent; rank 7 claims local 0 on host 3 */
+	uint32_t host[8] = { 0, 0, 1, 1, 2, PP_MESH_HOST_NONE, 3, 3 };
+	uint32_t local[8] = { 0, 1, 0, 1, 0, 1, 0, 0 };
+	struct pp_mesh_plan p;
+	struct pp_mesh_pair pr[4];
+	char why[160] = "";
+	enum pp_mesh_pairs mode;
+
+	for (mode = PP_MESH_PAIRS_ALL; mode <= PP_MESH_PAIRS_REMOTE; mode++)
+		ck_assert_msg(plan_fault(mode, 8, host, local, why,
+					 sizeof(why)) >= 0,
+			      "%s: %s", pp_mesh_pairs_name(mode), why);
+	ck_assert_int_eq(
+		pp_mesh_plan_make(&p, PP_MESH_PAIRS_RAIL, 8, host, local), 0);
+	/* rail 0: 0 2 4 6 7 (6-7 one host); rail 1: 1 3 */
+	ck_assert_uint_eq(p.selected, 9 + 1);
+	ck_assert(!pp_mesh_plan_selected(&p, 6, 7));
+	ck_assert(!pp_mesh_plan_selected(&p, 1, 5));
+	ck_assert(pp_mesh_plan_selected(&p, 1, 3));
+	ck_assert_uint_eq(pp_mesh_plan_round(&p, 0, pr) > 0, 1);
+	pp_mesh_plan_free(&p);
+	ck_assert_int_eq(pp_mesh_plan_make(&p, PP_MESH_PAIRS_DEFAULT, 8, host,
+					   local),
+			 EINVAL);
+	ck_assert_int_eq(pp_mesh_plan_make(&p, PP_MESH_PAIRS_ALL, 1, host,
+					   local),
+			 EINVAL);
+	pp_mesh_plan_free(&p); /* a zeroed plan: nothing to free */
+}
+END_TEST
+
+/* The 32 ranks of 4 hosts x 8 NICs: 8 rails of 4, 3 rounds, 48 pairs. */
+START_TEST(plan_rail_counts)
+{
+	uint32_t host[512], local[512], i;
+	struct pp_mesh_plan p;
+	enum pp_mesh_pairs m;
+
+	for (i = 0; i < 32; i++) {
+		host[i] = i / 8;
+		local[i] = i % 8;
+	}
+	ck_assert_int_eq(
+		pp_mesh_plan_make(&p, PP_MESH_PAIRS_RAIL, 32, host, local), 0);
+	ck_assert_uint_eq(p.rounds, 3);
+	ck_assert_uint_eq(p.selected, 8 * 6);
+	pp_mesh_plan_free(&p);
+	ck_assert_int_eq(pp_mesh_plan_make(&p, PP_MESH_PAIRS_REMOTE, 32, host,
+					   local),
+			 0);
+	ck_assert_uint_eq(p.rounds, 24);
+	ck_assert_uint_eq(p.selected, 32 * 31 / 2 - 4 * 28);
+	pp_mesh_plan_free(&p);
+	/* 64 hosts x 8: the rails take 63 rounds, not 511 */
+	for (i = 0; i < 512; i++) {
+		host[i] = i / 8;
+		local[i] = i % 8;
+	}
+	ck_assert_int_eq(
+		pp_mesh_plan_make(&p, PP_MESH_PAIRS_RAIL, 512, host, local), 0);
+	ck_assert_uint_eq(p.rounds, 63);
+	ck_assert_uint_eq(p.selected, 8 * 64 * 63 / 2);
+	pp_mesh_plan_free(&p);
+	ck_assert_int_eq(pp_mesh_pairs_parse("rail", &m), 0);
+	ck_assert_int_eq(m, PP_MESH_PAIRS_RAIL);
+	ck_assert_int_eq(pp_mesh_pairs_parse("remote", &m), 0);
+	ck_assert_int_eq(m, PP_MESH_PAIRS_REMOTE);
+	ck_assert_int_eq(pp_mesh_pairs_parse("all", &m), 0);
+	ck_assert_int_eq(m, PP_MESH_PAIRS_ALL);
+	ck_assert_int_eq(pp_mesh_pairs_parse("rails", &m), EINVAL);
+	ck_assert_int_eq(pp_mesh_pairs_parse("", &m), EINVAL);
+}
+END_TEST
+
 static Suite *mesh_place_suite(void)
 {
 	Suite *s = suite_create("mesh_place");
@@ -390,6 +808,11 @@ static Suite *mesh_place_suite(void)
 	tcase_add_test(tc, env_slurm);
 	tcase_add_test(tc, env_pmi_ompi_k8s);
 	tcase_add_test(tc, env_mesh_id);
+	tcase_add_test(tc, env_local_index);
+	tcase_add_test(tc, dev_list);
+	tcase_add_test(tc, plan_every_layout);
+	tcase_add_test(tc, plan_absent_and_odd_rails);
+	tcase_add_test(tc, plan_rail_counts);
 	suite_add_tcase(s, tc);
 	return s;
 }

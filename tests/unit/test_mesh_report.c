@@ -280,27 +280,31 @@ START_TEST(report_text)
 	ck_assert_uint_eq(v.passed, 2);
 	ck_assert_uint_eq(v.failed, 1);
 	ck_assert_int_eq(v.exit_status, 1);
-	ck_assert_str_eq(v.ranks[0].label, "node1#0");
-	ck_assert_str_eq(v.ranks[2].label, "node2");
+	ck_assert_str_eq(v.ranks[0].label, "node1:rxe0#0");
+	ck_assert_str_eq(v.ranks[2].label, "node2:rxe0");
 	t = render(&v, 0);
-	ck_assert_msg(strstr(t, "               node1#0  node1#1    node2\n"
-				"   0  node1#0        -     31.2     1234\n"
-				"   1  node1#1     31.2        -      RTR\n"
-				"   2  node2       1234      RTR        -\n"),
-		      "%s", t);
+	/* a column is 12 wide: its header cut to 11 */
+	ck_assert_msg(
+		strstr(t,
+		       "                   node1:rxe0# node1:rxe0#  node2:rxe0\n"
+		       "   0  node1:rxe0#0           -        31.2        1234\n"
+		       "   1  node1:rxe0#1        31.2           -         RTR\n"
+		       "   2  node2:rxe0          1234         RTR           -\n"),
+		"%s", t);
 	ck_assert_ptr_nonnull(strstr(t, "; RTR a QP's move to RTR\n"));
 	ck_assert_ptr_null(strstr(t, "; CONN")); /* only codes shown */
 	ck_assert_ptr_nonnull(strstr(
 		t,
-		"  differs: node2 (rank 2): active MTU 1024, the others 4096\n"));
+		"  differs: node2:rxe0 (rank 2): active MTU 1024, the others 4096\n"));
 	ck_assert_ptr_nonnull(strstr(
 		t,
-		"  failed: node1#1 - node2 at RTR (a QP's move to RTR)\n"
-		"      node1#1: modify QP 0x000011 to RTR failed: Invalid argument\n"
-		"      node2: server: modify QP 0x000011 to RTR failed: Invalid argument\n"));
+		"  failed: node1:rxe0#1 - node2:rxe0 at RTR (a QP's move to RTR)\n"
+		"      node1:rxe0#1: modify QP 0x000011 to RTR failed: Invalid argument\n"
+		"      node2:rxe0: server: modify QP 0x000011 to RTR failed: Invalid argument\n"));
 	ck_assert_ptr_nonnull(strstr(
 		t,
 		"a pair's time, mean (largest) of 2 sides: process start 1.5 ms (2.0), device open 20.0 ms (20.0), handshake 3.0 ms (3.0), QP bring-up 4.0 ms (4.0), loop 31.0 ms (32.0)\n"
+		"all pairs: 3 of 3\n"
 		"mesh: 3 of 3 ranks joined, 3 pairs: 2 passed, 1 failed, in 2.5 s (bound 108 s)\n"));
 	free(t);
 	pp_mesh_view_free(&v);
@@ -344,7 +348,8 @@ START_TEST(report_json_svg)
 	t = render(&v, 2);
 	ck_assert_ptr_nonnull(
 		strstr(t, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
-	ck_assert_ptr_nonnull(strstr(t, "node1#1 - node2: RTR</title>"));
+	ck_assert_ptr_nonnull(
+		strstr(t, "node1:rxe0#1 - node2:rxe0: RTR</title>"));
 	ck_assert_ptr_nonnull(strstr(t, "fill=\"#202020\""));
 	ck_assert_ptr_nonnull(strstr(t, "</svg>\n"));
 	free(t);
@@ -450,13 +455,13 @@ START_TEST(report_grouped)
 	t = render(&v, 0);
 	ck_assert_msg(
 		strstr(t,
-		       "\n  device: no RDMA device found (ibv_get_device_list: 0 devices): 1,024 of 1,024 ranks, e.g. h0 (rank 0), h1 (rank 1), h2 (rank 2)\n"),
+		       "\n  device: no RDMA device found (ibv_get_device_list: 0 devices): 1,024 of 1,024 ranks, e.g. h0:rxe0 (rank 0), h1:rxe0 (rank 1), h2:rxe0 (rank 2)\n"),
 		"%s", t);
 	ck_assert_msg(
 		strstr(t,
-		       "\n  failed: 523,776 pairs at DEV (the RDMA device or port could not be opened), e.g. h0 - h1, h0 - h2, h0 - h3; the first:\n"
-		       "      h0: no RDMA device found (rank 0)\n"
-		       "      h1: no RDMA device found (rank 1)\n"),
+		       "\n  failed: 523,776 pairs at DEV (the RDMA device or port could not be opened), e.g. h0:rxe0 - h1:rxe0, h0:rxe0 - h2:rxe0, h0:rxe0 - h3:rxe0; the first:\n"
+		       "      h0:rxe0: no RDMA device found (rank 0)\n"
+		       "      h1:rxe0: no RDMA device found (rank 1)\n"),
 		"%s", t);
 	ck_assert_ptr_null(strstr(t, "median round trip (usec) of each pair"));
 	ck_assert_ptr_nonnull(strstr(
@@ -547,10 +552,10 @@ START_TEST(report_capped)
 				strstr(t,
 				       "\n  failed: and 764 more pairs of other reasons (--json's pairs has each)\n"),
 				"%s", t);
+			ck_assert_ptr_nonnull(strstr(
+				t, "\n  failed: h0:rxe0 - h1:rxe0 at RTR ("));
 			ck_assert_ptr_nonnull(
-				strstr(t, "\n  failed: h0 - h1 at RTR ("));
-			ck_assert_ptr_nonnull(
-				strstr(t, "\n      h1: failure aaaa\n"));
+				strstr(t, "\n      h1:rxe0: failure aaaa\n"));
 		}
 		if (sizes[i] == 1024)
 			ck_assert_msg(
@@ -565,7 +570,7 @@ START_TEST(report_capped)
 }
 END_TEST
 
-/* 18 ranks' matrix fits 160 columns, 19 ranks' does not. */
+/* 14 ranks' matrix (labels h13:rxe0) fits 160 columns, 15 ranks' does not. */
 START_TEST(report_matrix_switch)
 {
 	struct pp_mesh_view v;
@@ -573,7 +578,7 @@ START_TEST(report_matrix_switch)
 	size_t longest;
 	char *t;
 
-	for (n = 18; n <= 19; n++) {
+	for (n = 14; n <= 15; n++) {
 		big(&v, n);
 		for (a = 0; a < n; a++)
 			for (b = a + 1; b < n; b++)
@@ -583,7 +588,7 @@ START_TEST(report_matrix_switch)
 		ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
 		t = render(&v, 0);
 		count_lines(t, &longest);
-		if (n == 18) {
+		if (n == 14) {
 			ck_assert(pp_mesh_matrix_fits(&v));
 			ck_assert_ptr_nonnull(strstr(
 				t, "median round trip (usec) of each pair"));
@@ -596,7 +601,7 @@ START_TEST(report_matrix_switch)
 			ck_assert_msg(
 				strstr(t,
 				       "  rank  label              passed   failed worst usec (with)            adds usec\n"
-				       "     7  h7                     18        0      521.0 h1                    500.2\n"),
+				       "     7  h7:rxe0                14        0      521.0 h1:rxe0               500.2\n"),
 				"%s", t);
 			ck_assert_ptr_nonnull(strstr(t, "slowest pairs:\n  h"));
 		}
@@ -739,7 +744,7 @@ START_TEST(report_svg_blocks)
 		if (v.n == 256) {
 			ck_assert_uint_eq(count_of(t, "<title>"), 256 * 256);
 			ck_assert_ptr_nonnull(
-				strstr(t, "h10 - h200: RTR</title>"));
+				strstr(t, "h10:rxe0 - h200:rxe0: RTR</title>"));
 		} else {
 			ck_assert_uint_eq(count_of(t, "<title>"), 100 * 100);
 			ck_assert_msg(
@@ -841,6 +846,116 @@ START_TEST(store_growth)
 }
 END_TEST
 
+/*
+ * Two hosts of two NICs in rail mode: the rails' pairs run, the four
+ * others are '.' in the matrix, out of --json's pairs, a neutral square in
+ * the SVG, neither passed nor failed; the labels host:device.
+ */
+START_TEST(report_rails)
+{
+	static struct pp_mesh_rank ranks[4];
+	static struct pp_mesh_cell cells[6];
+	static const char *const dev[2] = { "mlx5_0", "mlx5_1" };
+	struct pp_mesh_view v;
+	uint32_t i, a, b;
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	memset(ranks, 0, sizeof(ranks));
+	memset(cells, 0, sizeof(cells));
+	for (i = 0; i < 4; i++) {
+		struct pp_mesh_join *j = &ranks[i].facts;
+
+		cells[i].median_us = NAN;
+		ranks[i].joined = true;
+		ranks[i].local = i % 2;
+		snprintf(j->host, sizeof(j->host), "n%u.example.com",
+			 i / 2 + 1);
+		strcpy(j->dev, dev[i % 2]);
+		j->local = i % 2;
+		j->ib_port = 1;
+		j->active_mtu = 4096;
+		j->gid_index = -1;
+		strcpy(j->version, "0.1.0 (abc)");
+	}
+	cells[4].median_us = cells[5].median_us = NAN;
+	v = (struct pp_mesh_view){ .tool = "rc_pingpong",
+				   .transport = "rc",
+				   .launcher = PP_MESH_SLURM,
+				   .n = 4,
+				   .pairs = PP_MESH_PAIRS_RAIL,
+				   .rounds = 1,
+				   .ranks = ranks,
+				   .cells = cells };
+	f = open_memstream(&t, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(pp_mesh_view_begin_json(&v, f), 0);
+	for (a = 0; a < 4; a++)
+		for (b = a + 1; b < 4; b++)
+			if (a % 2 != b % 2 || a / 2 == b / 2)
+				pp_mesh_view_unselect(&v, a, b);
+	pass(&v, 0, 2, 25);
+	pass(&v, 1, 3, 27.5);
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_uint_eq(v.passed, 2);
+	ck_assert_uint_eq(v.failed, 0);
+	ck_assert_uint_eq(v.not_selected, 4);
+	ck_assert_uint_eq(v.selected, 2);
+	ck_assert_int_eq(v.exit_status, 0);
+	ck_assert_str_eq(v.ranks[1].label, "n1:mlx5_1");
+	ck_assert_int_eq(pp_mesh_view_end_json(&v), 0);
+	fclose(f);
+	ret = python_check(
+		t,
+		"assert [(p[\"a\"], p[\"b\"]) for p in d[\"pairs\"]] == [(0, 2), (1, 3)], d[\"pairs\"]\n"
+		"assert d[\"mesh\"][\"pair_mode\"] == \"rail\"\n"
+		"assert d[\"matrix\"][\"labels\"] == [\"n1:mlx5_0\", \"n1:mlx5_1\", \"n2:mlx5_0\", \"n2:mlx5_1\"]\n"
+		"assert d[\"matrix\"][\"cells\"][0] == [\"-\", \".\", \"25.0\", \".\"], d[\"matrix\"][\"cells\"]\n"
+		"assert d[\"matrix\"][\"median_usec\"][0][1] is None\n"
+		"assert [(h[\"host\"], h[\"device\"], h[\"local\"]) for h in d[\"hosts\"]] == [(\"n1.example.com\", \"mlx5_0\", 0), (\"n1.example.com\", \"mlx5_1\", 1), (\"n2.example.com\", \"mlx5_0\", 0), (\"n2.example.com\", \"mlx5_1\", 1)]\n"
+		"s = d[\"summary\"]\n"
+		"assert (s[\"pairs\"], s[\"passed\"], s[\"failed\"], s[\"not_selected\"], s[\"exit_status\"]) == (2, 2, 0, 4, 0), s\n"
+		"assert s[\"failed_pairs\"] == []\n");
+	if (ret == 77)
+		ck_abort_msg("python3 is needed to parse the document");
+	ck_assert_msg(ret == 0, "the document failed the checks:\n%s", t);
+	free(t);
+	t = render(&v, 0);
+	ck_assert_msg(
+		strstr(t,
+		       "   0  n1:mlx5_0          -          .       25.0          .\n"
+		       "   1  n1:mlx5_1          .          -          .       27.5\n"),
+		"%s", t);
+	ck_assert_ptr_nonnull(strstr(
+		t, "; . a pair not selected (--mesh-pairs rail): not run\n"));
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"\nrail pairs: 2 of 6 (ranks of one local index on different hosts; the others not run)\n"
+		"mesh: 4 of 4 ranks joined, 2 pairs: 2 passed, 0 failed"));
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"     1  n1.example.com   mlx5_1       1    1   4096  none"));
+	ck_assert_ptr_nonnull(strstr(t, "odd ones out:\n  none\n"));
+	free(t);
+	t = render(&v, 2);
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"fill=\"#f2f2f2\" stroke=\"white\"><title>n1:mlx5_0 - n1:mlx5_1: .</title>"));
+	ck_assert_ptr_nonnull(
+		strstr(t, "not selected (--mesh-pairs): not run"));
+	ck_assert_uint_eq(count_of(t, "fill=\"#202020\" stroke"), 0);
+	free(t);
+	/* a rank whose device did not open fails the mesh, pairs or none */
+	strcpy(ranks[3].facts.error, "local index 1 is beyond -d mlx5_0");
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_uint_eq(v.dev_failed, 1);
+	ck_assert_int_eq(v.exit_status, 1);
+	pp_mesh_view_free(&v);
+}
+END_TEST
+
 static Suite *mesh_report_suite(void)
 {
 	Suite *s = suite_create("mesh_report");
@@ -856,6 +971,7 @@ static Suite *mesh_report_suite(void)
 	tcase_add_test(tc, report_matrix_switch);
 	tcase_add_test(tc, report_json_streamed);
 	tcase_add_test(tc, report_svg_blocks);
+	tcase_add_test(tc, report_rails);
 	tcase_add_test(tc, cell_size);
 	/* 1,024 ranks, half a million pairs each */
 	tcase_add_test(scale, report_grouped);

@@ -38,6 +38,7 @@ static void sample(uint16_t type, struct pp_mesh_msg *m)
 			.gid_family = 1,
 			.gid_index = 1,
 			.active_mtu = 4096,
+			.local = 5,
 		};
 		strcpy(m->u.join.host, "node07.example.com");
 		strcpy(m->u.join.dev, "rxe0");
@@ -197,9 +198,9 @@ START_TEST(hostile_fields)
 	ck_assert_int_eq(pp_mesh_wire_decode(PP_MESH_JOIN, b,
 					     n - PP_MESH_WIRE_HDR, &d),
 			 0);
-	/* dev's length (after 20 fixed bytes and the 18-byte host) says 64 */
-	b[40] = 0;
-	b[41] = 64;
+	/* dev's length (after 24 fixed bytes and the 18-byte host) says 64 */
+	b[44] = 0;
+	b[45] = 64;
 	ck_assert_int_eq(pp_mesh_wire_decode(PP_MESH_JOIN, b,
 					     n - PP_MESH_WIRE_HDR + 1, &d),
 			 EPROTO);
@@ -211,6 +212,20 @@ START_TEST(hostile_fields)
 	ck_assert_int_eq(pp_mesh_wire_decode(PP_MESH_JOIN, b,
 					     n - PP_MESH_WIRE_HDR, &d),
 			 EPROTO);
+	sample(PP_MESH_JOIN, &m);
+	m.u.join.local = 16; /* not below the size */
+	ck_assert_int_eq(pp_mesh_wire_encode(&m, buf, sizeof(buf), &n), 0);
+	ck_assert_int_eq(pp_mesh_wire_decode(PP_MESH_JOIN, b,
+					     n - PP_MESH_WIRE_HDR, &d),
+			 EPROTO);
+	m.u.join.local = 15;
+	ck_assert_int_eq(pp_mesh_wire_encode(&m, buf, sizeof(buf), &n), 0);
+	ck_assert_int_eq(pp_mesh_wire_decode(PP_MESH_JOIN, b,
+					     n - PP_MESH_WIRE_HDR, &d),
+			 0);
+	ck_assert_uint_eq(d.u.join.local, 15);
+	/* the local index sits after the active MTU: bytes 20..23 */
+	ck_assert_uint_eq(b[23], 15);
 	sample(PP_MESH_JOIN, &m);
 	m.u.join.size = 1;
 	ck_assert_int_eq(pp_mesh_wire_encode(&m, buf, sizeof(buf), &n), 0);

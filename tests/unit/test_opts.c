@@ -770,7 +770,8 @@ START_TEST(test_usage_rc)
 		"-N, --new_send ",
 		"--show-gids",
 		"--trace",
-		"first device with an active\n",
+		"(default: first device\n",
+		"with an active port)\n",
 		"--op=OP",
 		"(default send)",
 	};
@@ -1442,6 +1443,45 @@ START_TEST(test_parse_xrc_clients)
 }
 END_TEST
 
+/* --mesh's rails: -d's lists and auto, --mesh-pairs, and their refusals. */
+START_TEST(test_parse_mesh_rails)
+{
+	struct pp_opts o;
+
+	expect_ok(&o, PP_TOOL_RC, "--mesh -d mlx5_0,mlx5_1");
+	ck_assert_str_eq(o.ib_devname, "mlx5_0,mlx5_1");
+	ck_assert_int_eq(o.mesh_pairs, PP_MESH_PAIRS_DEFAULT);
+	expect_ok(&o, PP_TOOL_UD, "--mesh -d auto --mesh-pairs remote");
+	ck_assert_str_eq(o.ib_devname, "auto");
+	ck_assert_int_eq(o.mesh_pairs, PP_MESH_PAIRS_REMOTE);
+	expect_ok(&o, PP_TOOL_SRQ, "--mesh-pairs=all --mesh");
+	ck_assert_int_eq(o.mesh_pairs, PP_MESH_PAIRS_ALL);
+	expect_ok(&o, PP_TOOL_XRC, "--mesh --mesh-pairs rail -d rxe0");
+	ck_assert_int_eq(o.mesh_pairs, PP_MESH_PAIRS_RAIL);
+	/* one device is not a list, with or without --mesh */
+	expect_ok(&o, PP_TOOL_RC, "-d rxe0");
+	expect_fail(
+		PP_TOOL_RC, "-d mlx5_0,mlx5_1", EINVAL,
+		"-d mlx5_0,mlx5_1 names a device per rank of a host, which needs --mesh",
+		"give one device");
+	expect_fail(PP_TOOL_RC, "-d auto node1", EINVAL,
+		    "-d auto names a device per rank of a host", NULL);
+	expect_fail(PP_TOOL_RC, "--mesh -d a,,b", EINVAL,
+		    "an empty name in the list", "-d mlx5_0,mlx5_1");
+	expect_fail(PP_TOOL_RC, "--mesh -d a,b,", EINVAL,
+		    "an empty name in the list", NULL);
+	expect_fail(PP_TOOL_RC, "--mesh -d a,b,a", EINVAL, "names a twice",
+		    NULL);
+	expect_fail(PP_TOOL_RC, "--mesh --mesh-pairs rails", EINVAL,
+		    "invalid value 'rails' for --mesh-pairs",
+		    "expected rail, all or remote");
+	expect_fail(PP_TOOL_RC, "--mesh --mesh-pairs=", EINVAL,
+		    "invalid value '' for --mesh-pairs", NULL);
+	expect_fail(PP_TOOL_RC, "--mesh-pairs rail", EINVAL,
+		    "--mesh-pairs needs --mesh", NULL);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -1490,6 +1530,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_parse_stock_letters);
 	tcase_add_test(tc, test_parse_xrc_stock_names);
 	tcase_add_test(tc, test_parse_xrc_clients);
+	tcase_add_test(tc, test_parse_mesh_rails);
 	tcase_add_test(tc, test_usage_srq_xrc);
 	tcase_add_test(tc, test_usage_matches_parser);
 	tcase_add_test(tc, test_usage_whole);
