@@ -21,11 +21,12 @@
 
 /* Exit statuses of every tool, explained in pp_exit_docs[]. */
 enum pp_exit {
-	PP_EXIT_OK = 0,	    /* every iteration completed, data matched */
-	PP_EXIT_FAIL = 1,   /* a runtime failure, here or at the peer */
-	PP_EXIT_USAGE = 2,  /* bad command line */
-	PP_EXIT_DATA = 3,   /* -c found received data that did not match */
-	PP_EXIT_INTR = 130, /* SIGINT/SIGTERM stopped a run (128 + SIGINT) */
+	PP_EXIT_OK = 0,	     /* every iteration completed, data matched */
+	PP_EXIT_FAIL = 1,    /* a runtime failure, here or at the peer */
+	PP_EXIT_USAGE = 2,   /* bad command line */
+	PP_EXIT_DATA = 3,    /* -c found received data that did not match */
+	PP_EXIT_FLAGGED = 4, /* a threshold or verdict flagged */
+	PP_EXIT_INTR = 130,  /* SIGINT/SIGTERM stopped a run (128 + SIGINT) */
 };
 
 /*

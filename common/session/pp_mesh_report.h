@@ -15,6 +15,7 @@
 #include "pp_json.h"
 #include "pp_mesh_env.h"
 #include "pp_mesh_odd.h"
+#include "pp_mesh_verdict.h"
 #include "pp_mesh_wire.h"
 
 /* One rank as rank 0 saw it. */
@@ -24,7 +25,8 @@ struct pp_mesh_rank {
 	char gone_why[PP_MESH_TEXT_MAX]; /* ... in what round, how */
 	char addr[PP_MESH_HOST_MAX];	 /* where the others reach it */
 	char label[PP_MESH_HOST_MAX];	 /* its name in the matrix */
-	struct pp_mesh_join facts;	 /* what it said when it joined */
+	uint32_t local; /* its index among its host's ranks: its rail */
+	struct pp_mesh_join facts; /* what it said when it joined */
 };
 
 /* One side of a pair: the RESULT its rank sent (doc: an owned copy). */
@@ -116,19 +118,24 @@ struct pp_mesh_view {
 	} times;
 	/* filled by pp_mesh_view_judge() */
 	struct pp_mesh_odd odd;
-	double *added_us; /* n: what each rank adds (pp_mesh_odd.h) */
-	bool *slow;	  /* n */
+	double *added_us;  /* n: what each rank adds (pp_mesh_odd.h) */
+	bool *slow;	   /* n */
+	uint32_t *host_id; /* n: ranks of one host share it */
+	struct pp_mesh_verdicts *verdicts; /* pp_mesh_verdict.h */
 	uint32_t passed, failed, joined;
-	int exit_status; /* 0 only when every pair passed */
+	int exit_status; /* 0: every pair passed, no verdict; 4: a verdict */
 };
 
 /**
- * pp_mesh_view_judge() - the labels, counts, odd ones out and exit status
- * @v: a view whose ranks and cells are filled; allocates @v->added_us and
- *     @v->slow (pp_mesh_view_free())
+ * pp_mesh_view_judge() - the labels, counts, odd ones out, verdicts and
+ * exit status
+ * @v: a view whose ranks and cells are filled; allocates @v->added_us,
+ *     @v->slow, @v->host_id and @v->verdicts (pp_mesh_view_free())
  *
  * A rank's label is its host's short name (up to the first '.'), with
- * "#rank" after it when several ranks share the host.
+ * "#rank" after it when several ranks share the host.  The exit status is
+ * PP_EXIT_FAIL when a rank is missing, a pair failed or the mesh stopped;
+ * else PP_EXIT_FLAGGED when there is a verdict; else 0.
  *
  * Return: 0 or ENOMEM.
  */
