@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pp_err.h"
 #include "pp_gid.h"
 #include "pp_json.h"
 #include "pp_mesh_report.h"
@@ -80,6 +81,71 @@ static void make_labels(struct pp_mesh_view *v)
 	free(sh);
 }
 
+static int by_host(const void *x, const void *y)
+{
+	const struct pp_mesh_rank *const *p = x, *const *q = y;
+
+	return strcmp((*p)->facts.host, (*q)->facts.host);
+}
+
+/* @v->host_id: ranks that named the same host share an id below n. */
+static int make_host_ids(struct pp_mesh_view *v)
+{
+	const struct pp_mesh_rank **by = calloc(v->n, sizeof(*by));
+	uint32_t i, nj = 0, id = 0;
+
+	if (!by)
+		return ENOMEM;
+	for (i = 0; i < v->n; i++)
+		if (v->ranks[i].joined)
+			by[nj++] = &v->ranks[i];
+		else
+			v->host_id[i] = id++; /* a host of its own */
+	qsort(by, nj, sizeof(*by), by_host);
+	for (i = 0; i < nj; i++) {
+		if (i && strcmp(by[i - 1]->facts.host, by[i]->facts.host))
+			id++;
+		v->host_id[by[i] - v->ranks] = id;
+	}
+	free(by);
+	return 0;
+}
+
+/* The verdicts (pp_mesh_verdict.h) from the cells, read in place. */
+static int judge_verdicts(struct pp_mesh_view *v)
+{
+	uint32_t *rail = calloc(v->n, sizeof(*rail)), i;
+	bool *out = calloc(v->n, sizeof(*out));
+	struct pp_mesh_verdict_in in = {
+		.n = v->n,
+		.pair_us = &v->cells[0].median_us,
+		.us_stride = sizeof(v->cells[0]),
+		.code = &v->cells[0].code,
+		.code_stride = sizeof(v->cells[0]),
+		.host = v->host_id,
+		.rail = rail,
+		.out = out,
+		.stopped = v->stopped != NULL,
+		.added_us = v->added_us,
+		.slow = v->slow,
+		.baseline_us = v->odd.baseline_us,
+	};
+	int ret = ENOMEM;
+
+	if (rail && out && !make_host_ids(v)) {
+		for (i = 0; i < v->n; i++) {
+			const struct pp_mesh_rank *r = &v->ranks[i];
+
+			rail[i] = r->local;
+			out[i] = !r->joined || r->gone || r->facts.error[0];
+		}
+		ret = pp_mesh_verdict_judge(&in, v->verdicts);
+	}
+	free(rail);
+	free(out);
+	return ret;
+}
+
 int pp_mesh_view_judge(struct pp_mesh_view *v)
 {
 	size_t np = (size_t)v->n * (v->n - 1) / 2, k;
@@ -89,7 +155,9 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 	make_labels(v);
 	v->added_us = calloc(v->n, sizeof(*v->added_us));
 	v->slow = calloc(v->n, sizeof(*v->slow));
-	if (!v->added_us || !v->slow)
+	v->host_id = calloc(v->n, sizeof(*v->host_id));
+	v->verdicts = calloc(1, sizeof(*v->verdicts));
+	if (!v->added_us || !v->slow || !v->host_id || !v->verdicts)
 		return ENOMEM;
 	v->passed = v->failed = v->joined = v->dev_failed = 0;
 	v->not_selected = 0;
@@ -118,11 +186,14 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 	ret = pp_mesh_odd_judge_strided(v->n, &v->cells[0].median_us,
 					sizeof(v->cells[0]), v->added_us,
 					v->slow, &v->odd);
+	if (!ret)
+		ret = judge_verdicts(v);
 	/* a device that did not open fails the mesh, in a pair or not */
-	v->exit_status = v->failed || v->joined < v->n || v->dev_failed ||
-					 v->stopped ?
-				 1 :
-				 0;
+	if (v->failed || v->joined < v->n || v->dev_failed || v->stopped)
+		v->exit_status = PP_EXIT_FAIL;
+	else
+		v->exit_status = v->verdicts->total ? PP_EXIT_FLAGGED :
+						      PP_EXIT_OK;
 	return ret;
 }
 
@@ -131,8 +202,12 @@ void pp_mesh_view_free(struct pp_mesh_view *v)
 	pp_mesh_store_free(v);
 	free(v->added_us);
 	free(v->slow);
+	free(v->host_id);
+	free(v->verdicts);
 	v->added_us = NULL;
 	v->slow = NULL;
+	v->host_id = NULL;
+	v->verdicts = NULL;
 }
 
 /* 1024 as "1,024". */
@@ -701,36 +776,212 @@ static bool print_failed(const struct pp_mesh_view *v, FILE *f)
 	return s->ngroups > 0;
 }
 
+/* A NIC's name: "host:device", the host's short name. */
+static const char *nic_name(const struct pp_mesh_view *v, uint32_t i, char *buf,
+			    size_t len)
+{
+	char sh[PP_MESH_HOST_MAX];
+
+	short_host(v->ranks[i].facts.host, sh, sizeof(sh));
+	snprintf(buf, len, "%.200s:%.50s", sh, v->ranks[i].facts.dev);
+	return buf;
+}
+
+/*
+ * The other ranks of @i's host that @pick chooses, as "host:dev (rank k)",
+ * up to 3, then a count.  Return: how many.
+ */
+static uint32_t
+print_mates(const struct pp_mesh_view *v, uint32_t i,
+	    bool (*pick)(const struct pp_mesh_view *v, uint32_t j), FILE *f)
+{
+	char nb[PP_MESH_HOST_MAX];
+	uint32_t j, k = 0;
+
+	for (j = 0; j < v->n; j++) {
+		if (j == i || v->host_id[j] != v->host_id[i] || !pick(v, j))
+			continue;
+		if (k < 3)
+			fprintf(f, "%s %s (rank %u)", k ? "," : "",
+				nic_name(v, j, nb, sizeof(nb)), j);
+		k++;
+	}
+	if (k > 3)
+		fprintf(f, " and %u more", k - 3);
+	return k;
+}
+
+/* A judged rank of a host, not slow / one that passed a pair. */
+static bool mate_fast(const struct pp_mesh_view *v, uint32_t j)
+{
+	return isfinite(v->added_us[j]) && !v->slow[j];
+}
+
+static bool mate_passes(const struct pp_mesh_view *v, uint32_t j)
+{
+	uint32_t k;
+
+	for (k = 0; k < v->n; k++)
+		if (k != j && cell(v, j, k)->code == PP_MESH_OK)
+			return true;
+	return false;
+}
+
+/* The ranks of @first's host that were judged: "ranks 4, 5, 6 and 7". */
+static void print_host_ranks(const struct pp_mesh_view *v, uint32_t first,
+			     FILE *f)
+{
+	uint32_t j, k = 0;
+
+	for (j = first; j < v->n; j++) {
+		const struct pp_mesh_rank *r = &v->ranks[j];
+
+		if (v->host_id[j] != v->host_id[first] || !r->joined ||
+		    r->gone || r->facts.error[0])
+			continue;
+		if (k < 8)
+			fprintf(f, "%s%u", k ? ", " : "", j);
+		else if (k == 8)
+			fprintf(f, ", ...");
+		k++;
+	}
+}
+
+static const char only_nic[] = "the host's only NIC in this mesh";
+
+static void print_verdict(const struct pp_mesh_view *v,
+			  const struct pp_mesh_verdict *d, FILE *f)
+{
+	char na[PP_MESH_HOST_MAX], nb[PP_MESH_HOST_MAX], sh[PP_MESH_HOST_MAX];
+	char add[16], med[16], exp[16], rtt[16], b1[32];
+
+	fmt_us(d->added_us, add, sizeof(add));
+	fmt_us(v->odd.matrix_median_us, med, sizeof(med));
+	fmt_count(d->pairs, b1, sizeof(b1));
+	short_host(v->ranks[d->a].facts.host, sh, sizeof(sh));
+	fprintf(f, "verdict: ");
+	switch (d->kind * PP_MESH_VERDICT_STATES + d->state) {
+	case PP_MESH_VERDICT_RAILS_KIND *PP_MESH_VERDICT_STATES +
+		PP_MESH_VERDICT_NO_PATH:
+		fprintf(f,
+			"no path between rails %u and %u: all %s pairs across them failed, while those within each rail passed\n",
+			d->a, d->b, b1);
+		return;
+	case PP_MESH_VERDICT_HOST *PP_MESH_VERDICT_STATES +
+		PP_MESH_VERDICT_SLOW:
+		fprintf(f, "slow host %s: its %u NICs (ranks ", sh,
+			d->host_ranks);
+		print_host_ranks(v, d->a, f);
+		fprintf(f,
+			") add about %s usec each to their %s pairs (matrix median %s usec)\n",
+			add, b1, med);
+		return;
+	case PP_MESH_VERDICT_HOST *PP_MESH_VERDICT_STATES +
+		PP_MESH_VERDICT_FAILING:
+		fprintf(f,
+			"failing host %s: all %s pairs of its %u NICs (ranks ",
+			sh, b1, d->host_ranks);
+		print_host_ranks(v, d->a, f);
+		fprintf(f,
+			") failed, while their peers pass their other pairs\n");
+		return;
+	case PP_MESH_VERDICT_NIC *PP_MESH_VERDICT_STATES + PP_MESH_VERDICT_SLOW:
+		fprintf(f,
+			"slow NIC %s (rank %u%s%s) adds %s usec to each of its %s pairs (matrix median %s usec)",
+			nic_name(v, d->a, na, sizeof(na)), d->a,
+			d->host_ranks == 1 ? ", " : "",
+			d->host_ranks == 1 ? only_nic : "", add, b1, med);
+		if (d->host_ranks > 1) {
+			fprintf(f, "; %s's other NICs are fine:", sh);
+			if (!print_mates(v, d->a, mate_fast, f))
+				fprintf(f,
+					" none: they are slow by other amounts");
+		}
+		fputc('\n', f);
+		return;
+	case PP_MESH_VERDICT_NIC *PP_MESH_VERDICT_STATES +
+		PP_MESH_VERDICT_FAILING:
+		fprintf(f,
+			"failing NIC %s (rank %u%s%s): all its %s pairs failed, while its peers pass their other pairs",
+			nic_name(v, d->a, na, sizeof(na)), d->a,
+			d->host_ranks == 1 ? ", " : "",
+			d->host_ranks == 1 ? only_nic : "", b1);
+		if (d->host_ranks > 1) {
+			fprintf(f, "; %s's other NICs pass theirs:", sh);
+			print_mates(v, d->a, mate_passes, f);
+		}
+		fputc('\n', f);
+		return;
+	case PP_MESH_VERDICT_LINK *PP_MESH_VERDICT_STATES +
+		PP_MESH_VERDICT_SLOW:
+		fmt_us(d->expect_us, exp, sizeof(exp));
+		fmt_us(d->expect_us + d->added_us, rtt, sizeof(rtt));
+		fprintf(f,
+			"slow link %s (rank %u) - %s (rank %u): %s usec, %s usec more than its two ends predict (%s usec); both ends are fine with their other pairs\n",
+			nic_name(v, d->a, na, sizeof(na)), d->a,
+			nic_name(v, d->b, nb, sizeof(nb)), d->b, rtt, add, exp);
+		return;
+	case PP_MESH_VERDICT_LINK *PP_MESH_VERDICT_STATES +
+		PP_MESH_VERDICT_FAILING:
+		fprintf(f,
+			"failing link %s (rank %u) - %s (rank %u) at %s (%s), while both ends pass their other pairs (%llu of %llu, %llu of %llu)\n",
+			nic_name(v, d->a, na, sizeof(na)), d->a,
+			nic_name(v, d->b, nb, sizeof(nb)), d->b,
+			pp_mesh_code_name(d->code), pp_mesh_code_text(d->code),
+			(unsigned long long)d->a_passed,
+			(unsigned long long)d->a_ran,
+			(unsigned long long)d->b_passed,
+			(unsigned long long)d->b_ran);
+		return;
+	}
+	fputc('\n', f);
+}
+
+/* One line a verdict, PP_MESH_VERDICT_KEEP of each kind and state. */
+static void print_verdicts(const struct pp_mesh_view *v, FILE *f)
+{
+	static const char *const what[PP_MESH_VERDICT_KINDS] = {
+		"pairs of rails", "hosts", "NICs", "links"
+	};
+	const struct pp_mesh_verdicts *vd = v->verdicts;
+	uint32_t kd, st, i;
+	char b1[32];
+
+	if (!vd || !vd->total)
+		return;
+	for (kd = 0; kd < PP_MESH_VERDICT_KINDS; kd++)
+		for (st = 0; st < PP_MESH_VERDICT_STATES; st++) {
+			uint64_t more = vd->found[kd][st] - vd->kept[kd][st];
+
+			for (i = 0; i < vd->kept[kd][st]; i++)
+				print_verdict(v, &vd->v[kd][st][i], f);
+			if (more)
+				fprintf(f,
+					"verdict: and %s more %s %s (--json's summary counts them)\n",
+					fmt_count(more, b1, sizeof(b1)),
+					st == PP_MESH_VERDICT_NO_PATH ?
+						"unconnected" :
+						pp_mesh_verdict_state_name(st),
+					what[kd]);
+		}
+	fputc('\n', f);
+}
+
 static void print_odd(const struct pp_mesh_view *v, FILE *f)
 {
-	char med[16], add[16], b1[32];
-	uint32_t i, nslow = 0;
 	bool any = false;
 
 	fprintf(f, "odd ones out:\n");
-	for (i = 0; i < v->n; i++) {
-		if (!v->slow[i])
-			continue;
-		any = true;
-		if (nslow++ >= PP_MESH_LIST)
-			continue;
-		fmt_us(v->added_us[i], add, sizeof(add));
-		fmt_us(v->odd.matrix_median_us, med, sizeof(med));
-		fprintf(f,
-			"  slow: %s (rank %u) adds %s usec to the round trip of each of its pairs (matrix median %s usec)\n",
-			v->ranks[i].label, i, add, med);
-	}
-	if (nslow > PP_MESH_LIST)
-		fprintf(f,
-			"  slow: and %s more ranks (--json's summary has each)\n",
-			fmt_count(nslow - PP_MESH_LIST, b1, sizeof(b1)));
 	any |= print_rank_groups(v, f, "device", pick_dev, why_dev, one_dev);
 	any |= print_rank_groups(v, f, "never joined", pick_absent, why_absent,
 				 one_absent);
 	any |= print_rank_groups(v, f, "gone", pick_gone, why_gone, one_gone);
 	any |= print_failed(v, f);
 	if (!any)
-		fprintf(f, "  none\n");
+		fprintf(f, "  %s\n",
+			v->verdicts && v->verdicts->total ?
+				"no failure; the verdicts follow" :
+				"none");
 }
 
 /* "rail pairs: 96 of 496 (...)": the mode and what it selects. */
@@ -761,6 +1012,7 @@ void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f)
 	fputc('\n', f);
 	print_odd(v, f);
 	fputc('\n', f);
+	print_verdicts(v, f);
 	if (v->stopped)
 		fprintf(f, "mesh stopped: %s\n", v->stopped);
 	print_times(v, f);
@@ -955,6 +1207,95 @@ static void json_times(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_end_object(j);
 }
 
+/* A rank as one end of a link: {"rank", "host", "device"}. */
+static void json_end(const struct pp_mesh_view *v, struct pp_json *j,
+		     uint32_t i)
+{
+	pp_json_begin_object(j);
+	pp_json_key_uint(j, "rank", i);
+	pp_json_key_string(j, "host", v->ranks[i].facts.host);
+	pp_json_key_string(j, "device", v->ranks[i].facts.dev);
+	pp_json_end_object(j);
+}
+
+static void json_verdict(const struct pp_mesh_view *v, struct pp_json *j,
+			 const struct pp_mesh_verdict *d)
+{
+	bool rails = d->kind == PP_MESH_VERDICT_RAILS_KIND;
+	bool link = d->kind == PP_MESH_VERDICT_LINK;
+	bool nic = d->kind == PP_MESH_VERDICT_NIC;
+	uint32_t i;
+
+	pp_json_begin_object(j);
+	pp_json_key_string(j, "kind", pp_mesh_verdict_kind_name(d->kind));
+	pp_json_key_string(j, "state", pp_mesh_verdict_state_name(d->state));
+	pp_json_key_string_or_null(
+		j, "host", rails || link ? NULL : v->ranks[d->a].facts.host);
+	pp_json_key_string_or_null(j, "device",
+				   nic ? v->ranks[d->a].facts.dev : NULL);
+	pp_json_key(j, "ranks");
+	pp_json_begin_array(j);
+	if (link) {
+		pp_json_uint(j, d->a);
+		pp_json_uint(j, d->b);
+	} else if (nic) {
+		pp_json_uint(j, d->a);
+	} else if (!rails) {
+		for (i = d->a; i < v->n; i++) {
+			const struct pp_mesh_rank *r = &v->ranks[i];
+
+			if (v->host_id[i] == v->host_id[d->a] && r->joined &&
+			    !r->gone && !r->facts.error[0])
+				pp_json_uint(j, i);
+		}
+	}
+	pp_json_end_array(j);
+	pp_json_key(j, "ends");
+	if (link) {
+		pp_json_begin_array(j);
+		json_end(v, j, d->a);
+		json_end(v, j, d->b);
+		pp_json_end_array(j);
+	} else {
+		pp_json_null(j);
+	}
+	pp_json_key(j, "rails");
+	if (rails) {
+		pp_json_begin_array(j);
+		pp_json_uint(j, d->a);
+		pp_json_uint(j, d->b);
+		pp_json_end_array(j);
+	} else {
+		pp_json_null(j);
+	}
+	pp_json_key_int_or_null(j, "host_nics", !rails && !link, d->host_ranks);
+	pp_json_key_uint(j, "pairs", d->pairs);
+	key_us(j, "added_usec", d->added_us);
+	key_us(j, "expected_usec", d->expect_us);
+	pp_json_key_string_or_null(j, "result",
+				   link && d->state == PP_MESH_VERDICT_FAILING ?
+					   pp_mesh_code_name(d->code) :
+					   NULL);
+	pp_json_end_object(j);
+}
+
+/* "verdicts" (those kept) and "verdicts_left_off" (the others). */
+static void json_verdicts(const struct pp_mesh_view *v, struct pp_json *j)
+{
+	const struct pp_mesh_verdicts *vd = v->verdicts;
+	uint64_t kept = 0;
+	uint32_t kd, st, i;
+
+	pp_json_key(j, "verdicts");
+	pp_json_begin_array(j);
+	for (kd = 0; vd && kd < PP_MESH_VERDICT_KINDS; kd++)
+		for (st = 0; st < PP_MESH_VERDICT_STATES; st++)
+			for (i = 0; i < vd->kept[kd][st]; i++, kept++)
+				json_verdict(v, j, &vd->v[kd][st][i]);
+	pp_json_end_array(j);
+	pp_json_key_uint(j, "verdicts_left_off", vd ? vd->total - kept : 0);
+}
+
 static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 {
 	uint32_t a, b, i;
@@ -992,6 +1333,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 		else
 			pp_json_null(j);
 	pp_json_end_array(j);
+	json_verdicts(v, j);
 	pp_json_key(j, "failed_pairs");
 	pp_json_begin_array(j);
 	for (a = 0; a < v->n; a++)

@@ -16,6 +16,7 @@
 #include "pp_mesh_env.h"
 #include "pp_mesh_odd.h"
 #include "pp_mesh_sched.h"
+#include "pp_mesh_verdict.h"
 #include "pp_mesh_wire.h"
 
 /* One rank as rank 0 saw it. */
@@ -121,24 +122,30 @@ struct pp_mesh_view {
 	} times;
 	/* filled by pp_mesh_view_judge() */
 	struct pp_mesh_odd odd;
-	double *added_us; /* n: what each rank adds (pp_mesh_odd.h) */
-	bool *slow;	  /* n */
+	double *added_us;  /* n: what each rank adds (pp_mesh_odd.h) */
+	bool *slow;	   /* n */
+	uint32_t *host_id; /* n: ranks of one host share it */
+	struct pp_mesh_verdicts *verdicts; /* pp_mesh_verdict.h */
 	uint32_t passed, failed, joined;
 	uint64_t not_selected; /* pairs --mesh-pairs leaves out */
 	uint32_t dev_failed;   /* joined ranks whose device did not open */
-	int exit_status;       /* 0 only when every selected pair passed */
+	int exit_status; /* 0: every selected pair passed, no verdict; 4: a verdict */
 };
 
 /**
- * pp_mesh_view_judge() - the labels, counts, odd ones out and exit status
- * @v: a view whose ranks and cells are filled; allocates @v->added_us and
- *     @v->slow (pp_mesh_view_free())
+ * pp_mesh_view_judge() - the labels, counts, odd ones out, verdicts and
+ * exit status
+ * @v: a view whose ranks and cells are filled; allocates @v->added_us,
+ *     @v->slow, @v->host_id and @v->verdicts (pp_mesh_view_free())
  *
  * A rank's label is its host's short name (up to the first '.') and its
  * device, "node1:mlx5_0" (the host alone when it names none), with
  * "#rank" after it when several ranks share both.  Pairs not selected
  * count neither as passed nor as failed; a rank whose device did not open
  * fails the mesh even when it is in no selected pair.
+ * The exit status is PP_EXIT_FAIL when a rank is missing, a device did
+ * not open, a pair failed or the mesh stopped; else PP_EXIT_FLAGGED when
+ * there is a verdict; else 0.
  *
  * Return: 0 or ENOMEM.
  */

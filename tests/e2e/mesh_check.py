@@ -20,7 +20,8 @@ Expectations (each checked against every source given):
                     pair with R that ran in a round before the first of R's
                     failed pairs passed (R was still there), every later one
                     failed
-  --slow R          rank R, and no other, named as slow
+  --slow R          rank R, and no other, named as slow (a slow NIC or
+                    host verdict)
   --mtu R:M         rank R's active MTU is M, every other rank's is the
                     same as each other's; the host table names rank R's as
                     differing; each pair with R ran at path MTU min(M, its
@@ -75,7 +76,7 @@ def parse_text(path):
     out lines and the summary line of the text output."""
     lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
     t = {"rows": [], "labels": [], "hosts": {}, "differs": [], "odd": [],
-         "summary": None, "legend": ""}
+         "verdicts": [], "summary": None, "legend": ""}
     i = 0
     while i < len(lines) and not lines[i].startswith("median round trip"):
         if re.match(r"^[0-9,]+ ranks: too many for a matrix", lines[i]):
@@ -104,6 +105,9 @@ def parse_text(path):
         elif line.startswith("mesh: "):
             t["summary"] = line
             section = None
+        elif line.startswith("verdict: "):
+            t["verdicts"].append(line)
+            section = None
         elif section == "hosts" and line.startswith("  differs: "):
             t["differs"].append(line)
         elif section == "hosts":
@@ -113,6 +117,19 @@ def parse_text(path):
         elif section == "odd" and line.strip():
             t["odd"].append(line)
     return t
+
+
+def slow_ranks(verdicts):
+    """The ranks that the slow NIC and slow host verdicts name."""
+    ranks = []
+    for line in verdicts:
+        m = re.match(r"^verdict: slow NIC \S+ \(rank (\d+)[,)]", line)
+        if m:
+            ranks.append(int(m.group(1)))
+        m = re.match(r"^verdict: slow host \S+: its \d+ NICs \(ranks ([\d, ]+)", line)
+        if m:
+            ranks += [int(x) for x in m.group(1).split(",")]
+    return ranks
 
 
 # --- the picture ------------------------------------------------------------
@@ -265,7 +282,8 @@ def main():
               (len(pairs), passed, len(pairs) - passed),
               f"json: summary {passed} passed, {len(pairs) - passed} failed",
               f"{s['pairs']} pairs, {s['passed']} passed, {s['failed']} failed")
-        want = 0 if passed == len(pairs) else 1
+        # 1: a pair failed; else 4 when a verdict flagged something
+        want = 1 if passed != len(pairs) else 4 if s["verdicts"] else 0
         check(s["exit_status"] == want, f"json: exit_status {want}",
               f"it says {s['exit_status']}")
         check(sorted(s["absent"]) == sorted(a.absent),
@@ -358,11 +376,10 @@ def main():
         for r in a.gone:
             check(any(re.match(rf"^  gone: \S+ \(rank {r}\)", x) for x in t["odd"]),
                   f"text: rank {r} named as gone", "; ".join(t["odd"]))
-        slow = sorted(int(m.group(1)) for m in
-                      (re.match(r"^  slow: \S+ \(rank (\d+)\)", x) for x in t["odd"]) if m)
+        slow = sorted(slow_ranks(t["verdicts"]))
         if a.slow:
             check(slow == sorted(a.slow), f"text: slow ranks {sorted(a.slow)}",
-                  "; ".join(t["odd"]))
+                  "; ".join(t["verdicts"]) or "no verdict")
         if a.mtu:
             r = int(a.mtu.split(":")[0])
             check(any(re.search(rf"\(rank {r}\): active MTU", x) for x in t["differs"]) and

@@ -18,8 +18,8 @@
 #           pairs at path MTU 1024, the others at 4096, the host table
 #           names D's active MTU as the one that differs (--json)
 #   netem   every guest's eth0 with netem delay 20ms, C's with 100ms, the
-#           pairs one at a time (--mesh-serial): the summary names C as
-#           slow, and no other; every pair ok.  On a fabric 2 ms is a
+#           pairs one at a time (--mesh-serial): a slow NIC verdict names
+#           C, and no other; every pair ok, exit status 4.  On a fabric 2 ms is a
 #           thousand round trips; on this bed a round trip is 2-10 ms of
 #           emulation that varies by up to 10 ms between pairs, and the
 #           rule's threshold is a typical rank's share of a round trip: the
@@ -227,9 +227,9 @@ netem)
 	mesh_srun netem 120 -N 4 --ntasks-per-node=1 -- \
 		"$rc" --mesh "${common[@]}" -n 20 --mesh-serial --mesh-svg "$PP_MEET/netem/mesh.svg"
 	show
-	statuses 0 0 0 0
+	statuses 4 4 4 4
 	mesh_check --ranks 4 --slow 2 --text "$d/r0.out" --svg "$d/mesh.svg"
-	pp_expect_grep "^  slow: ${PP_NODE_C}:[^ ]+ \\(rank 2\\) adds " "$d/r0.out" \
+	pp_expect_grep "^verdict: slow NIC ${PP_NODE_C}:[^ ]* \\(rank 2, the host's only NIC in this mesh\\) adds " "$d/r0.out" \
 		"the summary names ${PP_NODE_C} as slow"
 	pp_tell finished
 	;;

@@ -22,6 +22,9 @@
  *   --base-us US     a pair's median round trip with nothing added (20)
  *   --add R:US       rank R adds US to each of its pairs: the median of a
  *                    pair {a, b} is base + added(a) + added(b)
+ *   --add-pair A-B:US    the pair {A, B} alone takes US more (a slow link)
+ *   --per-host K     K ranks a host: rank (or slot) i is on host
+ *                    "sim<i / K>" with device "sim<i % K>" (default 1)
  *   --fail R:STEP[:TEXT]   every pair of rank R fails at STEP (a code name
  *                    of the matrix: CONN, RTR, RTS, 1ST, RUN, DATA, TIME,
  *                    DEV); R's side reports STEP with TEXT as its own
@@ -151,6 +154,11 @@ struct pair_fail {
 	const char *text;
 };
 
+struct pair_add {
+	uint32_t a, b;
+	double us;
+};
+
 struct model {
 	const char *root;
 	uint32_t port, size;
@@ -166,6 +174,9 @@ struct model {
 	const char *fail_all_text;
 	struct pair_fail *pfail;
 	size_t npfail;
+	struct pair_add *padd; /* --add-pair */
+	size_t npadd;
+	uint32_t per_host; /* --per-host */
 	uint32_t answer_ms;
 	uint32_t facts_min, facts_max;
 	int32_t *facts_ms;   /* per id, -1: the range */
@@ -212,7 +223,8 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"usage: %s --port P --size N [--root HOST] [--ranks LIST] [--any]\n"
 		"  [--mesh-id ID] [--tool NAME] [--transport NAME] [--base-us US]\n"
-		"  [--add R:US]... [--fail R|all:STEP[:TEXT]]... [--fail-pair A-B:STEP[:TEXT]]...\n"
+		"  [--add R:US]... [--add-pair A-B:US]... [--per-host K]\n"
+		"  [--fail R|all:STEP[:TEXT]]... [--fail-pair A-B:STEP[:TEXT]]...\n"
 		"  [--answer-ms MS] [--facts MS|MIN-MAX|R:MS]... [--die R:K]... [--silent R]...\n"
 		"  [--stray MS] [--garbage MS] [--stray-for S] [--join-s S] [--doc-bytes N]\n"
 		"  [--iters N] [--seed N] [--place ID:HOST:DEV:LOCAL]...\n"
@@ -416,8 +428,9 @@ static void send_join(const struct model *md, struct rank *r)
 	j->gid_type = PP_GID_TYPE_ROCE_V2;
 	j->gid_family = 1; /* IPv4-mapped (pp_gid.h) */
 	j->active_mtu = 1024;
-	snprintf(j->host, sizeof(j->host), "sim%u", r->id);
-	snprintf(j->dev, sizeof(j->dev), "sim0");
+	snprintf(j->host, sizeof(j->host), "sim%u", r->id / md->per_host);
+	snprintf(j->dev, sizeof(j->dev), "sim%u", r->id % md->per_host);
+	j->local = r->id % md->per_host;
 	if (md->place[r->id]) {
 		/* HOST:DEV:LOCAL, checked by apply() */
 		const char *p = md->place[r->id], *d = strchr(p, ':');
@@ -529,6 +542,14 @@ static void answer(const struct model *md, struct rank *r)
 	} else {
 		double us = md->base_us + md->added_us[r->rank] +
 			    md->added_us[run->peer];
+		size_t i;
+
+		for (i = 0; i < md->npadd; i++)
+			if ((md->padd[i].a == r->rank &&
+			     md->padd[i].b == run->peer) ||
+			    (md->padd[i].b == r->rank &&
+			     md->padd[i].a == run->peer))
+				us += md->padd[i].us;
 
 		res->step = PP_MESH_OK;
 		res->completed = md->iters;
@@ -1076,6 +1097,8 @@ enum {
 	OPT_TRANSPORT,
 	OPT_BASE,
 	OPT_ADD,
+	OPT_ADD_PAIR,
+	OPT_PER_HOST,
 	OPT_FAIL,
 	OPT_FAIL_PAIR,
 	OPT_ANSWER,
@@ -1104,6 +1127,8 @@ static const struct option longopts[] = {
 	{ "transport", required_argument, NULL, OPT_TRANSPORT },
 	{ "base-us", required_argument, NULL, OPT_BASE },
 	{ "add", required_argument, NULL, OPT_ADD },
+	{ "add-pair", required_argument, NULL, OPT_ADD_PAIR },
+	{ "per-host", required_argument, NULL, OPT_PER_HOST },
 	{ "fail", required_argument, NULL, OPT_FAIL },
 	{ "fail-pair", required_argument, NULL, OPT_FAIL_PAIR },
 	{ "answer-ms", required_argument, NULL, OPT_ANSWER },
@@ -1225,6 +1250,30 @@ static int apply(struct model *md, const struct later *o, const char *prog)
 			md->fail_text[r] = text;
 		}
 		return 0;
+	case OPT_ADD_PAIR: {
+		struct pair_add *pa;
+		uint64_t us;
+
+		if (!num(o->arg, &rest, n - 1, &v) || *rest != '-' ||
+		    !num(rest + 1, &rest, n - 1, &w) || *rest != ':' ||
+		    v == w || !num(rest + 1, NULL, 1000000000, &us))
+			return fail_usage(prog, "--add-pair: not A-B:USEC",
+					  o->arg);
+		pa = realloc(md->padd, (md->npadd + 1) * sizeof(*pa));
+		if (!pa)
+			return 1;
+		md->padd = pa;
+		pa[md->npadd++] = (struct pair_add){ (uint32_t)v, (uint32_t)w,
+						     (double)us };
+		return 0;
+	}
+	case OPT_PER_HOST:
+		if (!num(o->arg, NULL, n, &v) || !v)
+			return fail_usage(prog,
+					  "--per-host: not 1 to --size ranks",
+					  o->arg);
+		md->per_host = (uint32_t)v;
+		return 0;
 	case OPT_FAIL_PAIR: {
 		struct pair_fail *pf;
 
@@ -1301,6 +1350,7 @@ int main(int argc, char **argv)
 		.tool = PP_TOOL_RC,
 		.transport = PP_TR_RC,
 		.base_us = 20,
+		.per_host = 1,
 		.fail_all = -1,
 		.join_s = 30,
 		.doc_bytes = 1200,
@@ -1488,6 +1538,7 @@ int main(int argc, char **argv)
 	free(md.silent);
 	free(md.plays);
 	free(md.pfail);
+	free(md.padd);
 	free(later);
 	return ret;
 }

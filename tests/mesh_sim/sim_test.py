@@ -11,6 +11,10 @@ Cases (N=1024 unless --n says otherwise):
                all N join, every round completes, the pair counts match
   slow_rank    one rank adds 200 usec to each of its pairs: rank 0 names it
                slow, and only it
+  slow_link    (N=40) one pair alone 2,000 usec slower: rank 0's one
+               verdict is a slow link naming both ends, neither end blamed
+  slow_nic     (N=40, two ranks a host, --json) one rank adds 2,000 usec:
+               the one verdict is a slow NIC, its host's other NIC fine
   absent_dead  one rank never joins, one dies at round 3: both named, with
                their reasons
   stray        (N=3) one rank missing, --mesh-join 5, a silent connection
@@ -36,6 +40,7 @@ prints what it checked and, on failure, each failed check and the tails of
 the outputs, and exits 1.
 """
 import argparse
+import json
 import os
 import re
 import resource
@@ -301,8 +306,8 @@ def case_slow_rank(c, n):
     s.wait(r0.elapsed + 15)
     check_mesh(c, r0, n, n, n - 1)
     check_standin(c, s, welcomed=n - 1, ended=n - 1)
-    named = re.findall(r"slow: (\S+) \(rank (\d+)\) adds ([\d.,]+) usec",
-                       r0.text())
+    named = re.findall(r"^verdict: slow NIC (\S+) \(rank (\d+)[,)].*? adds "
+                       r"([\d.,]+) usec", r0.text(), re.M)
     c.check([int(r) for _, r, _ in named] == [slow],
             "rank 0 names rank %d slow, and no other (named: %s)" %
             (slow, ", ".join("%s (rank %s) +%s" % x for x in named) or "none"))
@@ -310,6 +315,66 @@ def case_slow_rank(c, n):
         add = float(named[0][2].replace(",", ""))
         c.check(abs(add - 200) <= 2,
                 "it adds 200 usec per pair (said: %.1f)" % add)
+
+
+def verdicts_of(text):
+    return re.findall(r"^verdict: .*$", text, re.M)
+
+
+def case_slow_link(c, n):
+    a, b = 11, n - 11
+    env = clean_env({"OMPI_COMM_WORLD_RANK": "0",
+                     "OMPI_COMM_WORLD_SIZE": str(n)})
+    r0 = c.rank0(n, ["--mesh-id", "sim-link", "--mesh-join", "20"], env=env)
+    s = c.standin(n, ["--mesh-id", "sim-link", "--base-us", "20",
+                      "--add-pair", "%d-%d:2000" % (a, b), "--join-s", "20"])
+    r0.wait(60)
+    s.wait(r0.elapsed + 15)
+    # rank 0's own pairs are DEV (no device here): exit 1 wins over 4
+    check_mesh(c, r0, n, n, n - 1)
+    check_standin(c, s, welcomed=n - 1, ended=n - 1)
+    v = verdicts_of(r0.text())
+    want = (r"^verdict: slow link sim%d:sim0 \(rank %d\) - sim%d:sim0 "
+            r"\(rank %d\): 2020 usec, 20\d\d usec more than its two ends "
+            r"predict \(\d+\.\d usec\); both ends are fine with their "
+            r"other pairs$" % (a, a, b, b))
+    c.check(len(v) == 1 and re.match(want, v[0]) is not None,
+            "rank 0's one verdict: the slow link %d - %d, about 2,000 usec "
+            "above its ends (verdicts: %s)" % (a, b, " | ".join(v) or "none"))
+
+
+def case_slow_nic(c, n):
+    slow = 17  # host sim8: ranks 16 and 17
+    env = clean_env({"OMPI_COMM_WORLD_RANK": "0",
+                     "OMPI_COMM_WORLD_SIZE": str(n)})
+    r0 = c.rank0(n, ["--mesh-id", "sim-nic", "--mesh-join", "20", "--json"],
+                 env=env)
+    s = c.standin(n, ["--mesh-id", "sim-nic", "--base-us", "20",
+                      "--per-host", "2", "--add", "%d:2000" % slow,
+                      "--join-s", "20"])
+    r0.wait(60)
+    s.wait(r0.elapsed + 15)
+    c.check(not r0.killed and r0.rc == 1,
+            "rank 0 ended by itself with exit status 1 (its own pairs are "
+            "DEV) (got %s)" % r0.rc)
+    check_standin(c, s, welcomed=n - 1, ended=n - 1)
+    try:
+        d = json.loads(r0.text())
+    except ValueError as e:
+        c.check(False, "rank 0's --json document parses (%s)" % e)
+        return
+    v = d["summary"]["verdicts"]
+    c.check(len(v) == 1 and v[0]["kind"] == "nic" and
+            v[0]["state"] == "slow" and v[0]["ranks"] == [slow] and
+            v[0]["host"] == "sim8" and v[0]["device"] == "sim1" and
+            v[0]["host_nics"] == 2 and v[0]["pairs"] == n - 2 and
+            abs(v[0]["added_usec"] - 2000) <= 2,
+            "the one verdict: a slow NIC, sim8:sim1 (rank %d) of a host of "
+            "2, %d pairs, 2,000 usec added (verdicts: %s)" %
+            (slow, n - 2, json.dumps(v)))
+    c.check(d["summary"]["exit_status"] == 1 and
+            d["summary"]["verdicts_left_off"] == 0,
+            "the summary's exit_status 1, no verdict left off")
 
 
 def case_absent_dead(c, n):
@@ -512,6 +577,8 @@ def case_rails(c, n):
 CASES = {
     "all_join": (case_all_join, 1024),
     "slow_rank": (case_slow_rank, 1024),
+    "slow_link": (case_slow_link, 40),
+    "slow_nic": (case_slow_nic, 40),
     "absent_dead": (case_absent_dead, 1024),
     "stray": (case_stray, 3),
     "slow_facts": (case_slow_facts, 4),

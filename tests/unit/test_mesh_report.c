@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "check_main.h"
+#include "pp_err.h"
 #include "pp_gid.h"
 #include "pp_json.h"
 #include "pp_mesh_odd.h"
@@ -782,6 +783,151 @@ END_TEST
  * held, before they are settled), against the cells and the rank table.
  * Prints the growth per rank and per pair.
  */
+/*
+ * 40 ranks on 20 hosts of two NICs (h<i/2>:mlx5_<i%2>), every pair 30 usec;
+ * rank 5 adds 2,000 usec to each of its pairs, the pair 10 - 30 alone
+ * 2,000 usec; with @fail, the pair 12 - 33 fails at RTR.
+ */
+static void verdict_mesh(struct pp_mesh_view *v, bool fail)
+{
+	uint32_t a, b;
+
+	big(v, 40);
+	for (a = 0; a < v->n; a++) {
+		struct pp_mesh_join *j = &v->ranks[a].facts;
+
+		snprintf(j->host, sizeof(j->host), "h%u.example.com", a / 2);
+		snprintf(j->dev, sizeof(j->dev), "mlx5_%u", a % 2);
+	}
+	for (a = 0; a < v->n; a++)
+		for (b = a + 1; b < v->n; b++) {
+			if (fail && a == 12 && b == 33) {
+				ran(v, a, b, 0);
+				side(v, a, b, PP_MESH_RTR, false,
+				     "modify QP to RTR failed", NAN, 0, NULL);
+				side(v, b, a, PP_MESH_CONNECT, true,
+				     "server: modify QP to RTR failed", NAN, 0,
+				     NULL);
+				pp_mesh_view_settle(v, a, b);
+				continue;
+			}
+			pass(v, a, b,
+			     30 + (a == 5 || b == 5 ? 2000 : 0) +
+				     (a == 10 && b == 30 ? 2000 : 0));
+		}
+}
+
+/* The verdicts in the text and the JSON; the exit status they make. */
+START_TEST(report_verdicts)
+{
+	struct pp_mesh_view v;
+	char *t;
+
+	verdict_mesh(&v, false);
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_int_eq(v.exit_status, PP_EXIT_FLAGGED);
+	t = render(&v, 0);
+	ck_assert_msg(
+		strstr(t,
+		       "odd ones out:\n"
+		       "  no failure; the verdicts follow\n"
+		       "\n"
+		       "verdict: slow NIC h2:mlx5_1 (rank 5) adds 2000 usec to each of its 39 pairs (matrix median 30.0 usec); h2's other NICs are fine: h2:mlx5_0 (rank 4)\n"
+		       "verdict: slow link h5:mlx5_0 (rank 10) - h15:mlx5_0 (rank 30): 2030 usec, 2000 usec more than its two ends predict (30.0 usec); both ends are fine with their other pairs\n"
+		       "\n"),
+		"%s", t);
+	ck_assert_ptr_null(strstr(t, "  slow: ")); /* the verdict says it */
+	free(t);
+	t = render(&v, 1);
+	ck_assert_msg(pp_json_valid(t), "%s", t);
+	ck_assert_msg(
+		strstr(t,
+		       "\"verdicts\":[{\"kind\":\"nic\",\"state\":\"slow\",\"host\":\"h2.example.com\",\"device\":\"mlx5_1\",\"ranks\":[5],\"ends\":null,\"rails\":null,\"host_nics\":2,\"pairs\":39,\"added_usec\":2000,\"expected_usec\":null,\"result\":null},"
+		       "{\"kind\":\"link\",\"state\":\"slow\",\"host\":null,\"device\":null,\"ranks\":[10,30],\"ends\":[{\"rank\":10,\"host\":\"h5.example.com\",\"device\":\"mlx5_0\"},{\"rank\":30,\"host\":\"h15.example.com\",\"device\":\"mlx5_0\"}],\"rails\":null,\"host_nics\":null,\"pairs\":1,\"added_usec\":2000,\"expected_usec\":30,\"result\":null}],"
+		       "\"verdicts_left_off\":0,"),
+		"%s", t);
+	ck_assert_ptr_nonnull(strstr(t, "\"exit_status\":4}"));
+	free(t);
+	big_free(&v);
+	/* a failed pair: its link's verdict, and 1 wins over 4 */
+	verdict_mesh(&v, true);
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_int_eq(v.exit_status, PP_EXIT_FAIL);
+	t = render(&v, 0);
+	ck_assert_msg(
+		strstr(t,
+		       "verdict: failing link h6:mlx5_0 (rank 12) - h16:mlx5_1 (rank 33) at RTR (a QP's move to RTR), while both ends pass their other pairs (38 of 38, 38 of 38)\n"),
+		"%s", t);
+	free(t);
+	t = render(&v, 1);
+	ck_assert_msg(
+		strstr(t,
+		       "{\"kind\":\"link\",\"state\":\"failing\",\"host\":null,\"device\":null,\"ranks\":[12,33],"),
+		"%s", t);
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"\"pairs\":1,\"added_usec\":null,\"expected_usec\":null,\"result\":\"RTR\"}"));
+	free(t);
+	big_free(&v);
+	/* both NICs of host h2 slow: the host; no verdict at all: 0 */
+	big(&v, 8);
+	{
+		uint32_t a, b;
+
+		for (a = 0; a < v.n; a++)
+			snprintf(v.ranks[a].facts.host,
+				 sizeof(v.ranks[a].facts.host), "h%u", a / 2);
+		for (a = 0; a < v.n; a++)
+			for (b = a + 1; b < v.n; b++)
+				pass(&v, a, b,
+				     30 + (a / 2 == 2 ? 500 : 0) +
+					     (b / 2 == 2 ? 500 : 0));
+	}
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_int_eq(v.exit_status, PP_EXIT_FLAGGED);
+	t = render(&v, 0);
+	ck_assert_msg(
+		strstr(t,
+		       "\nverdict: slow host h2: its 2 NICs (ranks 4, 5) add about 500.0 usec each to their 13 pairs (matrix median 30.0 usec)\n\n"),
+		"%s", t);
+	free(t);
+	big_free(&v);
+	big(&v, 8);
+	{
+		uint32_t a, b;
+
+		for (a = 0; a < v.n; a++)
+			for (b = a + 1; b < v.n; b++)
+				pass(&v, a, b,
+				     30 + (a == 3 || b == 3 ? 700 : 0));
+	}
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_int_eq(v.exit_status, PP_EXIT_FLAGGED);
+	t = render(&v, 0);
+	ck_assert_msg(
+		strstr(t,
+		       "\nverdict: slow NIC h3:rxe0 (rank 3, the host's only NIC in this mesh) adds 700.0 usec to each of its 7 pairs (matrix median 30.0 usec)\n\n"),
+		"%s", t);
+	free(t);
+	big_free(&v);
+	big(&v, 8);
+	{
+		uint32_t a, b;
+
+		for (a = 0; a < v.n; a++)
+			for (b = a + 1; b < v.n; b++)
+				pass(&v, a, b, 30);
+	}
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_int_eq(v.exit_status, PP_EXIT_OK);
+	t = render(&v, 1);
+	ck_assert_ptr_nonnull(
+		strstr(t, "\"verdicts\":[],\"verdicts_left_off\":0,"));
+	free(t);
+	big_free(&v);
+}
+END_TEST
+
 /* Bytes malloc'd and in use, mmap'd blocks included. */
 static size_t in_use(void)
 {
@@ -973,6 +1119,7 @@ static Suite *mesh_report_suite(void)
 	tcase_add_test(tc, report_svg_blocks);
 	tcase_add_test(tc, report_rails);
 	tcase_add_test(tc, cell_size);
+	tcase_add_test(tc, report_verdicts);
 	/* 1,024 ranks, half a million pairs each */
 	tcase_add_test(scale, report_grouped);
 	tcase_add_test(scale, report_capped);
