@@ -193,20 +193,9 @@ pdsh)
 	fi
 	;;
 mtu)
-	active_mtu() {
-		ibv_devinfo -d "$PP_DEV" -i 1 | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
-	}
-	mtu=4200 want=4096
-	[[ $PP_ROLE != D ]] || mtu=1500 want=1024
-	pp_on_exit 'ip link set eth0 mtu 1500'
-	ip link set eth0 mtu "$mtu" || pp_fail "host $PP_ROLE: cannot set eth0 mtu $mtu"
-	for _ in $(seq 50); do
-		[[ $(active_mtu) != "$want" ]] || break
-		sleep 0.1
-	done
-	[[ $(active_mtu) == "$want" ]] ||
-		pp_fail "host $PP_ROLE: eth0 mtu $mtu, but rxe's active MTU is $(active_mtu)"
-	echo "host $PP_ROLE: eth0 mtu $mtu, active MTU $(active_mtu)"
+	mtu=4200
+	[[ $PP_ROLE != D ]] || mtu=1500
+	pp_netdev_mtu eth0 "$mtu" || true
 	ready mtu
 	mesh_srun mtu 120 -N 4 --ntasks-per-node=1 -- \
 		"$rc" --mesh "${common[@]}" -n 20 -s 4096 -c --json
@@ -219,10 +208,7 @@ netem)
 	# every host's eth0 delays what it sends by 20 ms, C's by 100 ms
 	delay=20ms
 	[[ $PP_ROLE != C ]] || delay=100ms
-	pp_on_exit 'tc qdisc del dev eth0 root'
-	tc qdisc add dev eth0 root netem delay "$delay" ||
-		pp_fail "host $PP_ROLE: cannot add netem"
-	tc qdisc show dev eth0
+	pp_netem eth0 "$delay" || true
 	ready netem
 	mesh_srun netem 120 -N 4 --ntasks-per-node=1 -- \
 		"$rc" --mesh "${common[@]}" -n 20 --mesh-serial --mesh-svg "$PP_MEET/netem/mesh.svg"
