@@ -61,18 +61,20 @@
 #               rails), no NIC or host verdict; exit 1. About 270 s (one
 #               mesh of these 28 pairs took 133 s, each rank on its own
 #               device through srun, before -d took a list).
-#   rails_nic   netem delay 100ms on C's eth1 only, --max-rtt 50000:
+#   rails_nic   netem delay 200ms on C's eth1 only, --max-rtt 100000:
 #               node03:rxe1's three pairs SLOW, the verdict names
 #               node03:rxe1 (kind nic), not node03 nor its rxe0; exit 4.
-#   rails_host  netem delay 100ms on both of C's NICs: C's six pairs SLOW,
+#   rails_host  netem delay 200ms on both of C's NICs: C's six pairs SLOW,
 #               the verdict names node03 (kind host) alone; exit 4.
-#   rails_link  netem delay 100ms on C's eth1 toward D's eth1 only: the pair
+#   rails_link  netem delay 200ms on C's eth1 toward D's eth1 only: the pair
 #               node03:rxe1 - node04:rxe1 SLOW, the verdict names that link
 #               (kind link), no NIC or host; exit 4.
-#               (The three netem cases: pairs one at a time, -n 10; the
-#               bed's round trips are 1-10 ms, so 100 ms on one direction
-#               stands far above the 50 ms threshold and the noise under
-#               it. About 200 s each: the pairs one at a time.)
+#               (The three netem cases: pairs one at a time, -n 10. With
+#               the machine at load 16, rc -s 64 -e over rxe1 had a median
+#               round trip of 25 ms (max 110), and 126 ms toward a peer
+#               behind 100 ms of netem: 200 ms on one direction against a
+#               threshold of 100 ms leaves room on both sides. About 200 s
+#               each: the pairs one at a time.)
 #   rails_mtu   every eth0 and eth1 at 9000 (active MTU 4096) but D's eth1
 #               at 1500 (1024), --expect-mtu 4096: node04:rxe1's three
 #               pairs show MTU, a line names its active MTU 1024 and its
@@ -348,18 +350,18 @@ rails_nic | rails_host | rails_link)
 	rails_need
 	ready_wait=560 # two meshes of at most 240 s each, and their launches
 	case $case_:$PP_ROLE in
-	rails_nic:C) pp_netem eth1 100ms || true ;;
+	rails_nic:C) pp_netem eth1 200ms || true ;;
 	rails_host:C)
-		pp_netem eth0 100ms || true
-		pp_netem eth1 100ms || true
+		pp_netem eth0 200ms || true
+		pp_netem eth1 200ms || true
 		;;
 	rails_link:C)
 		var=PP_ADDR1_D
-		pp_netem eth1 100ms "${!var}" || true
+		pp_netem eth1 200ms "${!var}" || true
 		;;
 	esac
 	ready "$case_"
-	slow=(--max-rtt 50000 -n 10 --mesh-serial)
+	slow=(--max-rtt 100000 -n 10 --mesh-serial)
 	case $case_ in
 	rails_nic)
 		rails_run "$case_" 4 240 "${slow[@]}" -- --pairs rail --flag 5:SLOW \
