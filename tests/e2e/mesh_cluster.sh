@@ -123,6 +123,11 @@ mesh_srun() {
 		bash "$here/mesh_rank.sh" "$d" "$@" || srun_st=$?
 	ms=$(($(pp_now_ms) - t0))
 	echo "srun exited $srun_st after $ms ms, at $(pp_at)"
+	# an srun killed at its limit can leave its job holding every node,
+	# and the next case's srun then waits in the queue
+	if ((srun_st == 124 || srun_st == 137)); then
+		scancel --user=root 2>/dev/null || true
+	fi
 }
 
 # show: rank 0's output and every other rank's stderr, indented.
