@@ -21,8 +21,10 @@
 #
 # N hosts and Slurm (tests/softroce/guest.sh --hosts N): the same script
 # runs on every host, with PP_ROLE (A, B, ...), PP_HOSTS (every role),
-# PP_ADDR_<ROLE>, PP_NODE_<ROLE> (host and Slurm node names), PP_MEET and
-# SLURM_CONF; host A runs slurmctld (pp_mesh_need).
+# PP_ADDR_<ROLE>, PP_NODE_<ROLE> (host and Slurm node names),
+# PP_ADDR1_<ROLE> (the address of its second NIC, eth1, with rxe1: the
+# second rail), PP_MEET and SLURM_CONF; host A runs slurmctld
+# (pp_mesh_need).
 #
 # This file owns the EXIT trap: it kills leftover processes and removes
 # $PP_LOGS, the directory for the logs of this run.
@@ -377,12 +379,12 @@ pp_hear_from() {
 	pp_hear "$@"
 }
 
-# pp_gid_of IP NETDEV: the index of the RoCE v2 GID of IP on NETDEV in
-# $PP_DEV's port 1 (from sysfs); nothing if there is none. One grep over the
-# table (rxe has 1024 entries; a process per entry takes seconds in an
-# emulated guest).
+# pp_gid_of IP NETDEV [DEV]: the index of the RoCE v2 GID of IP on NETDEV in
+# port 1 of DEV (default $PP_DEV; from sysfs); nothing if there is none. One
+# grep over the table (rxe has 1024 entries; a process per entry takes
+# seconds in an emulated guest).
 pp_gid_of() {
-	local want port=/sys/class/infiniband/$PP_DEV/ports/1 f n v a b c d
+	local want port=/sys/class/infiniband/${3:-$PP_DEV}/ports/1 f n v a b c d
 	if [[ $1 == *:* ]]; then
 		want=$(python3 -c 'import ipaddress, sys
 print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")
@@ -402,6 +404,68 @@ print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")
 		echo "$n"
 		return 0
 	done <<<"$(grep -lx -- "$want" "$port"/gids/* 2>/dev/null)"
+}
+
+# pp_active_mtu [DEV]: the active MTU of port 1 of DEV (default $PP_DEV).
+pp_active_mtu() {
+	ibv_devinfo -d "${1:-$PP_DEV}" -i 1 |
+		sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
+}
+
+# pp_netdev_mtu NETDEV MTU [DEV]: set NETDEV's MTU (the one it had is put
+# back on exit) and wait (at most 5 s) until DEV (default $PP_DEV), the rxe
+# device on NETDEV, follows: rxe's active MTU is the largest IB MTU (256 to
+# 4096) that fits in the netdev's MTU less 80 bytes of headers, so 1500
+# gives 1024, and 4200 or 9000 give 4096. A failure is a pp_fail; returns 1.
+pp_netdev_mtu() {
+	local nd=$1 mtu=$2 dev=${3:-$PP_DEV} old want=4096
+	read -r old <"/sys/class/net/$nd/mtu" || {
+		pp_fail "host ${PP_ROLE:-}: no netdev $nd"
+		return 1
+	}
+	while ((want > 256 && want > mtu - 80)); do
+		want=$((want / 2))
+	done
+	pp_on_exit "ip link set $nd mtu $old"
+	ip link set "$nd" mtu "$mtu" || {
+		pp_fail "host ${PP_ROLE:-}: cannot set $nd mtu $mtu"
+		return 1
+	}
+	for _ in $(seq 50); do
+		[[ $(pp_active_mtu "$dev") != "$want" ]] || break
+		sleep 0.1
+	done
+	echo "host ${PP_ROLE:-}: $nd mtu $mtu, $dev active MTU $(pp_active_mtu "$dev")"
+	[[ $(pp_active_mtu "$dev") == "$want" ]] || {
+		pp_fail "host ${PP_ROLE:-}: $nd mtu $mtu, but $dev's active MTU is $(pp_active_mtu "$dev"), expected $want"
+		return 1
+	}
+}
+
+# pp_netem NETDEV DELAY [PEER]: delay what NETDEV sends by DELAY (netem's
+# syntax: 100ms); with PEER, an IPv4 address, only what it sends to PEER
+# (RoCE v2 is UDP/IP: a u32 filter on the destination address sends those
+# packets to a band of a prio qdisc that holds the netem, the rest to
+# prio's own bands, untouched). Removed on exit. A failure is a pp_fail;
+# returns 1.
+pp_netem() {
+	local nd=$1 delay=$2 peer=${3:-}
+	pp_on_exit "tc qdisc del dev $nd root"
+	if [[ -z $peer ]]; then
+		tc qdisc add dev "$nd" root netem delay "$delay"
+	else
+		# bands 4: the default priomap uses bands 1:1-1:3 only, so
+		# 1:4 gets nothing but what the filter sends it
+		tc qdisc add dev "$nd" root handle 1: prio bands 4 &&
+			tc qdisc add dev "$nd" parent 1:4 handle 40: netem delay "$delay" &&
+			tc filter add dev "$nd" parent 1: protocol ip prio 1 u32 \
+				match ip dst "$peer/32" flowid 1:4
+	fi || {
+		pp_fail "host ${PP_ROLE:-}: cannot add netem delay $delay on $nd${peer:+ toward $peer}"
+		return 1
+	}
+	tc qdisc show dev "$nd" | sed "s/^/    host ${PP_ROLE:-}: /"
+	[[ -z $peer ]] || tc filter show dev "$nd" | sed "s/^/    host ${PP_ROLE:-}: /"
 }
 
 # pp_show_gids: print the populated GIDs of $PP_DEV port 1 with their

@@ -35,6 +35,33 @@ Expectations (each checked against every source given):
   --took-ms MS      with --json: the mesh's elapsed time is within the bound
                     it announced, and MS (from the launch to rank 0's end)
                     within that bound plus 15 s; prints each failed pair
+
+Rails (several devices per host, -d DEV,DEV...):
+  --devices D,D,... with --hosts: K devices per host, one rank each, in
+                    that order (srun --ntasks-per-node=K: rank r on host
+                    r // K, device r % K); labels host:device, and with
+                    --json each rank's device
+  --pairs MODE      the pairs the mesh selects (--mesh-pairs): rail (same
+                    device index, different hosts), remote (different
+                    hosts), all (default); the others are not run: their
+                    cells all show the same text, neither a number nor the
+                    code of a failed pair, and a listed pair is not passed
+  --cross-rail-fail every run pair of two different device indexes
+                    failed, with a reason (no path between the rails)
+  --flag R:CODE     every run pair with rank R ran but its cell is CODE
+                    (MTU, SLOW: a threshold flagged it); repeatable
+  --flag-pair A-B:CODE  the same for the pair of ranks A and B
+  --exit N          the exit status (default: 1 if a pair failed, else 4
+                    if a pair is flagged or a verdict expected, else 0)
+  --verdict KIND:STATE[:WHO[:WHO]]  a verdict of KIND (nic, host, link,
+                    rails) and STATE (slow, failing, no_path); WHO is a
+                    label host:device (host and device fields) or a host;
+                    a link's second WHO is its other end; the text has a
+                    line "verdict: ..." naming every WHO; repeatable
+  --verdicts-exact  no verdict other than the --verdict ones (none when
+                    there is no --verdict)
+  --line-has W,W,...  a line of the text holds every word W
+  --gid-net DEV=TEXT  with --json: every rank on DEV uses a GID holding TEXT
 Prints one "ok: ..." line per check that held and "FAIL: ..." for each that
 did not; exit status 1 if any failed.
 """
@@ -76,7 +103,7 @@ def parse_text(path):
     out lines and the summary line of the text output."""
     lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
     t = {"rows": [], "labels": [], "hosts": {}, "differs": [], "odd": [],
-         "verdicts": [], "summary": None, "legend": ""}
+         "verdicts": [], "summary": None, "legend": "", "lines": lines}
     i = 0
     while i < len(lines) and not lines[i].startswith("median round trip"):
         if re.match(r"^[0-9,]+ ranks: too many for a matrix", lines[i]):
@@ -197,6 +224,101 @@ def hexrgb(s):
     return tuple(int(s[i:i + 2], 16) for i in (1, 3, 5))
 
 
+# --- rails: cells and verdicts ---------------------------------------------
+
+
+def cell_checks(cells, want_ok, flag, notrun, src):
+    """Each pair's cell in the matrix CELLS (from SRC): a number when it
+    passed, its CODE when flagged, a code when it failed, and one text
+    (neither a number nor a failed pair's code) for every pair not run."""
+    num = re.compile(r"[0-9]+(\.[0-9]+)?")
+    # the codes of a failed pair (docs/mesh.md), and the diagonal's "-"
+    codes_failed = {"CONN", "RTR", "RTS", "1ST", "RUN", "DATA", "TIME", "GONE",
+                    "ABSENT", "DEV", "-"}
+    for p, w in want_ok.items():
+        c = cells.get(p, "?")
+        if w is None:
+            continue
+        if p in flag:
+            if c != flag[p]:
+                fail(f"{src}: pair {p} shows {c}, expected {flag[p]}")
+        elif (num.fullmatch(c) is not None) != w:
+            fail(f"{src}: pair {p} shows {c}")
+        elif not w:
+            codes_failed.add(c)
+    if flag:
+        ok(f"{src}: the flagged pairs' cells: {sorted(set(flag.values()))}")
+    if notrun:
+        texts = {cells.get(p, "?") for p in notrun}
+        t = texts.pop() if len(texts) == 1 else None
+        check(t is not None and num.fullmatch(t) is None and t not in codes_failed,
+              f"{src}: the {len(notrun)} pairs not run show one text, '{t}'",
+              f"{sorted(texts | ({t} if t else set()))}; neither a number, a "
+              f"rank with itself nor a failed pair's code {sorted(codes_failed)}")
+
+
+def verdict_matches(v, kind, state, who):
+    """Does the JSON verdict V say KIND and STATE about WHO (labels
+    host:device or hosts; a link's second label is its other end)?"""
+    if v.get("kind") != kind or v.get("state") != state:
+        return False
+    if not who:
+        return True
+    if len(who) == 2 and who[::-1] != who:
+        # a link: either end may be the one in host and device
+        return (verdict_matches(v, kind, state, [who[0], who[1], None]) or
+                verdict_matches(v, kind, state, [who[1], who[0], None]))
+    host, _, dev = who[0].partition(":")
+    if (v.get("host") or "").split(".")[0] != host:
+        return False
+    if dev and v.get("device") != dev:
+        return False
+    if kind == "host" and v.get("device"):
+        return False
+    # the other end of a link: named in some other field of the verdict
+    rest = json.dumps({x: y for x, y in v.items() if x not in ("host", "device")})
+    return all(w.split(":")[0] in rest and w.split(":")[-1] in rest
+               for w in who[1:] if w)
+
+
+def verdict_checks(verdicts, a, src, lines=None):
+    """The --verdict expectations, against the JSON's "verdicts" or the
+    text's "verdict: " lines (LINES)."""
+    want = [v.split(":", 2) for v in a.verdict]
+    want = [(w[0], w[1], w[2].split(":") if len(w) > 2 else []) for w in want]
+    # host:device labels were split by the colon: join them back in twos
+    want = [(kind, state, [":".join(x[i:i + 2]) for i in range(0, len(x), 2)]
+             if kind in ("nic", "link") else x) for kind, state, x in want]
+    if not want and not a.verdicts_exact:
+        return
+    if lines is not None:
+        for line in lines:
+            print(f"note: {src}: {line}")
+        for kind, state, who in want:
+            check(any(all(w in x for w in who) and
+                      (who or kind in x or kind.rstrip("s") in x) for x in lines),
+                  f"{src}: a verdict line for {kind} {state} {' '.join(who)}",
+                  "; ".join(lines) or "no verdict line")
+        if a.verdicts_exact:
+            check(len(lines) == len(want), f"{src}: {len(want)} verdict lines",
+                  f"{len(lines)}")
+        return
+    if verdicts is None:
+        fail(f"{src}: no verdicts")
+        return
+    for v in verdicts:
+        print(f"note: {src}: verdict {json.dumps(v)}")
+    used = set()
+    for kind, state, who in want:
+        hit = [i for i, v in enumerate(verdicts) if verdict_matches(v, kind, state, who)]
+        used |= set(hit)
+        check(bool(hit), f"{src}: a verdict {kind} {state} {' '.join(who)}",
+              json.dumps(verdicts))
+    if a.verdicts_exact:
+        extra = [verdicts[i] for i in range(len(verdicts)) if i not in used]
+        check(not extra, f"{src}: no other verdict", json.dumps(extra))
+
+
 # --- main -------------------------------------------------------------------
 
 
@@ -217,11 +339,62 @@ def main():
     ap.add_argument("--per-host", type=int, default=1)
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--took-ms", type=int)
+    ap.add_argument("--devices")
+    ap.add_argument("--pairs", choices=("all", "rail", "remote"), default="all")
+    ap.add_argument("--cross-rail-fail", action="store_true")
+    ap.add_argument("--flag", action="append", default=[])
+    ap.add_argument("--flag-pair", action="append", default=[])
+    ap.add_argument("--exit", type=int)
+    ap.add_argument("--verdict", action="append", default=[])
+    ap.add_argument("--verdicts-exact", action="store_true")
+    ap.add_argument("--line-has", action="append", default=[])
+    ap.add_argument("--gid-net", action="append", default=[])
     a = ap.parse_args()
     n = a.ranks
     bad = set(a.bad) | set(a.absent)
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
     want_ok = {p: not (set(p) & bad) for p in pairs}
+    # rails: K devices per host, rank r on host r // K with device r % K
+    devs = a.devices.split(",") if a.devices else [None]
+    k = len(devs) if a.devices else a.per_host
+    a.per_host = k
+    host_of = {r: r // k for r in range(n)}
+    rail_of = {r: r % k for r in range(n)}
+    run = {p: a.pairs == "all" or
+           (host_of[p[0]] != host_of[p[1]] and
+            (a.pairs == "remote" or rail_of[p[0]] == rail_of[p[1]])) for p in pairs}
+    if a.cross_rail_fail:
+        for p in pairs:
+            if rail_of[p[0]] != rail_of[p[1]]:
+                want_ok[p] = False
+    # flagged: ran (and counts as passed) but the cell shows a code
+    flag = {}
+    for f in a.flag:
+        r, code = f.split(":")
+        for p in pairs:
+            if int(r) in p:
+                flag[p] = code
+    for f in a.flag_pair:
+        ab, code = f.split(":")
+        x, y = sorted(int(v) for v in ab.split("-"))
+        flag[(x, y)] = code
+    flag = {p: c for p, c in flag.items() if run[p] and want_ok[p]}
+    run_pairs = [p for p in pairs if run[p]]
+    notrun = [p for p in pairs if not run[p]]
+    if notrun:
+        print(f"note: {len(run_pairs)} pairs selected ({a.pairs}), {len(notrun)} not run")
+    # the not-run pairs count as neither passed nor failed
+    for p in notrun:
+        want_ok[p] = None
+    want_exit = a.exit
+    if want_exit is None:
+        want_exit = (1 if any(v is False for v in want_ok.values())
+                     else 4 if flag or a.verdict else 0)
+    labels_want = None
+    if a.hosts:
+        hl = a.hosts.split(",")
+        if a.devices:
+            labels_want = [f"{hl[host_of[r]]}:{devs[rail_of[r]]}" for r in range(n)]
     # cells[(a, b)] from each source, as text, for the agreement checks
     sources = {}
 
@@ -235,18 +408,25 @@ def main():
         m, s = d["mesh"], d["summary"]
         # streamed: the header first, then a pair a line as each settles
         lines = open(a.json).read().split("\n")
+        # a pair not run may be left out or listed as not run
+        listed = (len(pairs),) if not notrun else (len(run_pairs), len(pairs))
         check(lines[0].startswith('{"mesh":') and
-              sum(x.startswith((',{"a":', '{"a":')) for x in lines) == len(pairs),
+              sum(x.startswith((',{"a":', '{"a":')) for x in lines) in listed,
               "json: the header first, then a line per pair",
               f"{len(lines)} lines")
         check(m["size"] == n and len(d["hosts"]) == n and
-              len(d["pairs"]) == len(pairs), f"json: {n} ranks, {len(pairs)} pairs",
+              len(d["pairs"]) in listed, f"json: {n} ranks, {len(run_pairs)} pairs run",
               f"size {m['size']}, {len(d['hosts'])} hosts, {len(d['pairs'])} pairs")
         if a.launcher:
             check(m["launcher"] == a.launcher, f"json: launcher {a.launcher}",
                   m["launcher"])
         got = {(p["a"], p["b"]): p for p in d["pairs"]}
-        check(set(got) == set(pairs), "json: every unordered pair once")
+        check(set(got) in (set(pairs), set(run_pairs)), "json: every unordered pair once")
+        listed_notrun = [p for p in notrun if p in got and got[p]["passed"]]
+        check(not listed_notrun, "json: no pair that was not to run passed",
+              str(listed_notrun))
+        # each pair not run is not passed, every other is judged below
+        got_run = {p: q for p, q in got.items() if run[p]}
         for r in a.gone:
             # R's pairs before it went passed; from then on they fail
             mine = [p for p in pairs if r in p and p in got]
@@ -261,11 +441,11 @@ def main():
             before = [p for p in mine if want_ok[p]]
             if before:
                 print(f"note: pairs with rank {r} before it went (round < {first}): {before}")
-        wrong = [f"{p}: {got[p]['result']}" for p in pairs
+        wrong = [f"{p}: {got[p]['result']}" for p in run_pairs
                  if p in got and got[p]["passed"] != want_ok[p]]
         check(not wrong, "json: the pairs that passed and failed are the expected ones",
               ", ".join(wrong))
-        for p in pairs:
+        for p in run_pairs:
             if p not in got:
                 continue
             q = got[p]
@@ -277,13 +457,16 @@ def main():
             elif not (q["why"] or any(x.get("error") for x in q["sides"])):
                 if not set(p) & set(a.absent):
                     fail(f"json: pair {p} failed ({q['result']}) without a reason")
-        passed = sum(want_ok.values())
-        check((s["pairs"], s["passed"], s["failed"]) ==
-              (len(pairs), passed, len(pairs) - passed),
-              f"json: summary {passed} passed, {len(pairs) - passed} failed",
+        passed = sum(v is True for v in want_ok.values())
+        nfail = len(run_pairs) - passed
+        check(s["pairs"] in listed and (s["passed"], s["failed"]) == (passed, nfail),
+              f"json: summary {passed} passed, {nfail} failed",
               f"{s['pairs']} pairs, {s['passed']} passed, {s['failed']} failed")
-        # 1: a pair failed; else 4 when a verdict flagged something
-        want = 1 if passed != len(pairs) else 4 if s["verdicts"] else 0
+        # 1: a pair failed; else 4 when a threshold or a verdict flagged
+        # something (the document's verdicts too: 4 if and only if some)
+        want = want_exit
+        if a.exit is None and want != 1 and s["verdicts"]:
+            want = 4
         check(s["exit_status"] == want, f"json: exit_status {want}",
               f"it says {s['exit_status']}")
         check(sorted(s["absent"]) == sorted(a.absent),
@@ -311,15 +494,24 @@ def main():
             hosts = [h["host"].split(".")[0] for h in d["hosts"]]
             check(hosts == want_hosts, f"json: the hosts in rank order: {a.hosts}",
                   str(hosts))
-            # host:device, and #rank where ranks share host and device
-            devs = [h["device"] for h in d["hosts"]]
-            want_labels = [f"{h}:{dv}" if dv else h for h, dv in zip(want_hosts, devs)]
-            if a.per_host > 1:
-                want_labels = [f"{x}#{r}" for r, x in enumerate(want_labels)]
-            check(d["matrix"]["labels"] == want_labels,
-                  f"json: labels host:device{'#rank' if a.per_host > 1 else ''}, "
-                  f"{want_labels[0]} ... {want_labels[-1]}",
-                  str(d["matrix"]["labels"]))
+            if labels_want:
+                got_devs = [h["device"] for h in d["hosts"]]
+                check(got_devs == [devs[rail_of[r]] for r in range(n)],
+                      f"json: the devices in rank order, {','.join(devs)} on each host",
+                      str(got_devs))
+                check(d["matrix"]["labels"] == labels_want,
+                      f"json: labels host:device, {labels_want[0]} ... {labels_want[-1]}",
+                      str(d["matrix"]["labels"]))
+            else:
+                # host:device, and #rank where ranks share host and device
+                devs = [h["device"] for h in d["hosts"]]
+                want_labels = [f"{h}:{dv}" if dv else h for h, dv in zip(want_hosts, devs)]
+                if a.per_host > 1:
+                    want_labels = [f"{x}#{r}" for r, x in enumerate(want_labels)]
+                check(d["matrix"]["labels"] == want_labels,
+                      f"json: labels host:device{'#rank' if a.per_host > 1 else ''}, "
+                      f"{want_labels[0]} ... {want_labels[-1]}",
+                      str(d["matrix"]["labels"]))
         if a.rounds is not None:
             check(m["rounds"] == a.rounds, f"json: {a.rounds} rounds", str(m["rounds"]))
         if a.took_ms is not None:
@@ -333,8 +525,16 @@ def main():
             for p in d["pairs"]:
                 if not p["passed"]:
                     print(f"note: pair {p['a']}-{p['b']}: {p['result']}: {p['why']}")
+        for g in a.gid_net:
+            dev, text = g.split("=", 1)
+            wrong = [f"rank {r}: {h.get('gid')}" for r, h in enumerate(d["hosts"])
+                     if h.get("device") == dev and text not in (h.get("gid") or "")]
+            check(not wrong, f"json: every rank on {dev} uses a GID holding {text}",
+                  ", ".join(wrong))
+        verdict_checks(d.get("verdicts"), a, "json")
         cells = d["matrix"]["cells"]
         sources["json"] = {(i, j): cells[i][j] for i in range(n) for j in range(n)}
+        cell_checks(sources["json"], want_ok, flag, notrun, "json")
         labels = d["matrix"]["labels"]
         # the numbers in the cells are the medians
         for (i, j), c in sources["json"].items():
@@ -354,19 +554,28 @@ def main():
         sources["text"] = {(i, j): t["rows"][i][j] for i in range(len(t["rows"]))
                            for j in range(len(t["rows"][i]))}
     if t:
-        for p in pairs if "text" in sources else []:
-            c = sources["text"].get(p, "?")
-            is_num = re.fullmatch(r"[0-9.]+", c) is not None
-            if is_num != want_ok[p]:
-                fail(f"text: pair {p} shows {c}")
-        passed = sum(want_ok.values())
+        if "text" in sources:
+            cell_checks(sources["text"], want_ok, flag, notrun, "text")
+        passed = sum(v is True for v in want_ok.values())
+        nfail = len(run_pairs) - passed
+        # with pairs not run, the line may say so between "failed" and "in"
         sm = re.match(r"mesh: (\d+) of (\d+) ranks joined, (\d+) pairs: (\d+) passed, "
-                      r"(\d+) failed, in ([0-9.]+) s \(bound (\d+) s\)", t["summary"] or "")
+                      r"(\d+) failed\b[^()]*? in ([0-9.]+) s \(bound (\d+) s\)",
+                      t["summary"] or "")
         check(sm is not None and
-              [int(v) for v in sm.groups()[:5]] ==
-              [n - len(a.absent), n, len(pairs), passed, len(pairs) - passed],
-              f"text: summary line {passed} passed, {len(pairs) - passed} failed",
+              [int(v) for v in sm.groups()[:2]] + [int(v) for v in sm.groups()[3:5]] ==
+              [n - len(a.absent), n, passed, nfail] and
+              int(sm.group(3)) in ((len(pairs),) if not notrun else (len(run_pairs), len(pairs))),
+              f"text: summary line {passed} passed, {nfail} failed",
               t["summary"] or "none")
+        verdict_checks(None, a, "text", t["verdicts"])
+        for words in a.line_has:
+            ws = words.split(",")
+            hit = [x for x in t["lines"] if all(w in x for w in ws)]
+            check(bool(hit), f"text: a line holds {', '.join(ws)}",
+                  "none does")
+            for x in hit[:2]:
+                print(f"note: {x.strip()}")
         if sm:
             took, bound = float(sm.group(6)), int(sm.group(7))
             check(took <= bound, f"text: the mesh took {took} s, within its bound {bound} s")
@@ -389,6 +598,10 @@ def main():
         if d is not None and "text" in sources:
             check(t["labels"] == sources["json-labels"], "text and json: the same labels",
                   f"{t['labels']} vs {sources['json-labels']}")
+        if labels_want and "text" in sources:
+            check(t["labels"] == labels_want,
+                  f"text: labels host:device, {labels_want[0]} ... {labels_want[-1]}",
+                  str(t["labels"]))
 
     if a.svg:
         try:
@@ -417,6 +630,8 @@ def main():
                     continue
                 p = (min(i, j), max(i, j))
                 dark = max(rgb) < 0x50
+                if want_ok[p] is None or p in flag:
+                    continue  # not run or flagged: no colour is asserted
                 if dark == want_ok[p]:
                     fail(f"svg: cell {i},{j} ({tm.group(3)}) is "
                          f"{'dark' if dark else 'bright'} {rgb}")

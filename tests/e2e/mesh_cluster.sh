@@ -32,11 +32,62 @@
 #           names rank 3 as never joined, its pairs fail, the rest pass
 #   many    srun -N 4 -n 32 --overcommit (32 ranks, 31 rounds, 496
 #           pairs): every pair ok, 31 rounds, labels host:device#rank
+#
+# The rails cases use the bed's second NIC: eth1 on a second segment with
+# no path to the first (10.99.6.x, MTU 9000 unless the case changes it),
+# rxe1 on it; rxe0 stays on eth0 (MTU 1500). Without them (another bed, a
+# real cluster) they exit 77. Ranks: srun -N 4 --ntasks-per-node=2, block
+# distribution, so rank 2h is host h's local index 0 (rxe0) and rank 2h+1
+# its index 1 (rxe1); -d rxe0,rxe1 gives each its device, labels
+# host:device. No -g: each rank's device has one IPv4 GID (its netdev's),
+# which the tool chooses; the JSON's GIDs are checked to be on the rank's
+# segment. -s 64: one packet at either MTU, so that the rails' round trips
+# differ by no more than the noise. The times below were measured, or are
+# expected, with the machine at a load of about 18 (other guests running);
+# each case but rails_pair runs two meshes, in text and with --json.
+#
+#   rails_pair  plain pair runs, server on B, client on C (no Slurm):
+#               rxe1 to rxe1 with -g of rxe1's IPv4 GID passes over the
+#               second segment; rxe0 on B against rxe1 on C has no path:
+#               both exit 1 within -T plus slack, the client's line names
+#               the failure. 89 s.
+#   rails_rail  --mesh -d rxe0,rxe1 (rail, the default with a list): 8
+#               ranks, the 12 same-rail pairs of different hosts run (6 a
+#               rail) and pass, the 16 others are shown as not run; exit
+#               0; text with the picture, then --json. About 150 s.
+#   rails_all   --mesh-pairs all: the 12 same-rail pairs pass, the 16
+#               cross-rail pairs (4 of them within a host) fail, each with
+#               a reason; one verdict, no path between the rails (kind
+#               rails), no NIC or host verdict; exit 1. About 270 s (one
+#               mesh of these 28 pairs took 133 s, each rank on its own
+#               device through srun, before -d took a list).
+#   rails_nic   netem delay 200ms on C's eth1 only, --max-rtt 100000:
+#               node03:rxe1's three pairs SLOW, the verdict names
+#               node03:rxe1 (kind nic), not node03 nor its rxe0; exit 4.
+#   rails_host  netem delay 200ms on both of C's NICs: C's six pairs SLOW,
+#               the verdict names node03 (kind host) alone; exit 4.
+#   rails_link  netem delay 200ms on C's eth1 toward D's eth1 only: the pair
+#               node03:rxe1 - node04:rxe1 SLOW, the verdict names that link
+#               (kind link), no NIC or host; exit 4.
+#               (The three netem cases: pairs one at a time, -n 10. With
+#               the machine at load 16, rc -s 64 -e over rxe1 had a median
+#               round trip of 25 ms (max 110), and 126 ms toward a peer
+#               behind 100 ms of netem: 200 ms on one direction against a
+#               threshold of 100 ms leaves room on both sides. About 200 s
+#               each: the pairs one at a time.)
+#   rails_mtu   every eth0 and eth1 at 9000 (active MTU 4096) but D's eth1
+#               at 1500 (1024), --expect-mtu 4096: node04:rxe1's three
+#               pairs show MTU, a line names its active MTU 1024 and its
+#               netdev's MTU 1500; exit 4. About 150 s.
+# The rails features' expectations follow the shared contract of --mesh
+# with several devices (-d DEV,DEV..., --mesh-pairs, verdicts,
+# --expect-mtu, --max-rtt, exit status 4); mesh_check.py's --pairs,
+# --flag, --verdict and --exit options hold them.
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-case_=${1:?usage: mesh_cluster.sh rc|ud|pdsh|mtu|netem|kill|absent|many}
+case_=${1:?usage: mesh_cluster.sh rc|ud|pdsh|mtu|netem|kill|absent|many|rails_*}
 pp_mesh_need
 here=$(dirname "$(realpath -- "$0")")
 check=$here/mesh_check.py
@@ -72,6 +123,11 @@ mesh_srun() {
 		bash "$here/mesh_rank.sh" "$d" "$@" || srun_st=$?
 	ms=$(($(pp_now_ms) - t0))
 	echo "srun exited $srun_st after $ms ms, at $(pp_at)"
+	# an srun killed at its limit can leave its job holding every node,
+	# and the next case's srun then waits in the queue
+	if ((srun_st == 124 || srun_st == 137)); then
+		scancel --user=root 2>/dev/null || true
+	fi
 }
 
 # show: rank 0's output and every other rank's stderr, indented.
@@ -116,13 +172,14 @@ hear_all() {
 }
 
 # ready NAME: this host's change for case NAME is in place. A host other
-# than A says so, waits (at most 400 s) until A says "finished", so that its
-# change stays in place while A runs the mesh, and ends (failed if its
-# change failed); A goes on once every other host is ready.
+# than A says so, waits (at most ready_wait s) until A says "finished", so
+# that its change stays in place while A runs the mesh, and ends (failed if
+# its change failed); A goes on once every other host is ready.
+ready_wait=400
 ready() {
 	pp_tell "$1.$PP_ROLE"
 	if [[ $PP_ROLE != A ]]; then
-		pp_hear_from A finished 400 >/dev/null || true
+		pp_hear_from A finished "$ready_wait" >/dev/null || true
 		pp_finish
 	fi
 	hear_all "$1"
@@ -156,7 +213,191 @@ run_ok() {
 		--svg "$d/mesh.svg" --hosts "$(IFS=,; echo "${pp_nodes[*]}")"
 }
 
+# rails_need: exit 77 unless every host of the bed has its second NIC, eth1
+# with an address, and rxe1 on it.
+rails_need() {
+	local role var
+	for role in "${pp_hosts[@]}"; do
+		var=PP_ADDR1_$role
+		if [[ -z ${!var:-} ]]; then
+			echo "SKIP: host $role has no second rail (PP_ADDR1_$role): a bed of guest.sh --hosts with two NICs"
+			exit 77
+		fi
+	done
+	if [[ ! -e /sys/class/infiniband/rxe1 || ! -e /sys/class/net/eth1 ]]; then
+		echo "SKIP: host $PP_ROLE has no rxe1 on eth1"
+		exit 77
+	fi
+}
+
+# rails_srun NAME LIMIT OPTS...: on A, the 8 ranks of the rails cases
+# (srun -N 4 --ntasks-per-node=2) run rc_pingpong --mesh -d rxe0,rxe1 with
+# OPTS (mesh_srun).
+rails_srun() {
+	local name=$1 limit=$2
+	shift 2
+	mesh_srun "$name" "$limit" -N 4 --ntasks-per-node=2 -- \
+		"$rc" --mesh -d rxe0,rxe1 -p "$PP_PORT" -T 5 -e -s 64 "$@"
+}
+
+# rails_check ARGS...: mesh_check.py for the 8 ranks of the rails cases,
+# labels host:device, with ARGS.
+rails_check() {
+	mesh_check --ranks 8 --hosts "$(IFS=,; echo "${pp_nodes[*]}")" \
+		--devices rxe0,rxe1 "$@"
+}
+
+# rails_run NAME EXIT LIMIT MESH-OPTS... -- CHECK-ARGS...: on A, a rails
+# case twice: in text (with the picture), then with --json; each time
+# every rank exits EXIT, and rank 0's output goes to mesh_check.py with
+# CHECK-ARGS.
+rails_run() {
+	local name=$1 want=$2 limit=$3 mopts cargs
+	shift 3
+	pp_split "$@"
+	mopts=("${pp_before[@]}") cargs=("${pp_after[@]}")
+	rails_srun "$name.text" "$limit" "${mopts[@]}" --mesh-svg "$PP_MEET/$name.text/mesh.svg"
+	show
+	statuses "$want" "$want" "$want" "$want" "$want" "$want" "$want" "$want"
+	rails_check "${cargs[@]}" --text "$d/r0.out" --svg "$d/mesh.svg"
+	rails_srun "$name.json" "$limit" "${mopts[@]}" --json
+	sed 's/^/    r0.err: /' "$d/r0.err"
+	statuses "$want" "$want" "$want" "$want" "$want" "$want" "$want" "$want"
+	rails_check "${cargs[@]}" --json "$d/r0.out" \
+		--gid-net rxe0=10.99.5. --gid-net rxe1=10.99.6.
+}
+
 case $case_ in
+rails_pair)
+	# server on B, client on C (connecting to B's host name, over eth0);
+	# A and D idle. -T 5: a side whose peer has no path ends within it.
+	rails_need
+	[[ $PP_ROLE == [BC] ]] || exit 0
+	var=PP_ADDR_$PP_ROLE addr0=${!var}
+	var=PP_ADDR1_$PP_ROLE addr1=${!var}
+	g0=$(pp_gid_of "$addr0" eth0 rxe0)
+	g1=$(pp_gid_of "$addr1" eth1 rxe1)
+	[[ -n $g0 && -n $g1 ]] ||
+		pp_fail "host $PP_ROLE: no IPv4 GID of rxe0 ($addr0: '$g0') or rxe1 ($addr1: '$g1')"
+	echo "host $PP_ROLE: rxe0 $addr0 at GID index $g0, rxe1 $addr1 at GID index $g1, eth1 mtu $(cat /sys/class/net/eth1/mtu)"
+	opts=(-n 100 -c -T 5)
+	port2=$((PP_PORT + 1))
+	if [[ $PP_ROLE == B ]]; then
+		pp_server "rxe1 server" "$PP_LOGS/rails1" "$rc" -d rxe1 -g "$g1" -p "$PP_PORT" "${opts[@]}"
+		spid=$pp_pid
+		pp_wait_port "$PP_PORT" "$spid" || pp_fail "B: the rxe1 server is not listening"
+		pp_tell rails1.listen
+		st=0
+		pp_wait "$spid" || st=$?
+		sed 's/^/    B: /' "$PP_LOGS/rails1"
+		pp_expect_status "$st" 0 "B: the rxe1 server, C's rxe1 its client"
+		pp_expect_grep '^100 iters in [0-9.]+ seconds = [0-9.]+ usec/iter$' \
+			"$PP_LOGS/rails1" "B: the rxe1 server's iters line"
+		pp_expect_grep 'path MTU 4096' "$PP_LOGS/rails1" \
+			"B: path MTU 4096 (eth1 at 9000 on both)"
+		# rxe0 here, on the first segment, against rxe1 on C, on the
+		# second: no path
+		pp_server "rxe0 server" "$PP_LOGS/rails2" "$rc" -d rxe0 -g "$g0" -p "$port2" "${opts[@]}"
+		spid=$pp_pid
+		pp_wait_port "$port2" "$spid" || pp_fail "B: the rxe0 server is not listening"
+		pp_tell rails2.listen
+		t0=$(pp_now_ms)
+		st=0
+		pp_wait "$spid" || st=$?
+		sed 's/^/    B: /' "$PP_LOGS/rails2"
+		pp_expect_status "$st" 1 "B: the rxe0 server, C's rxe1 its client (no path)"
+		pp_expect_fast $(($(pp_now_ms) - t0)) 30000 "B: the rxe0 server ended"
+		pp_tell rails2.done
+	else
+		pp_hear_from B rails1.listen 200 >/dev/null || true
+		st=0
+		pp_client "rxe1 client" "$PP_LOGS/rails1" "$rc" -d rxe1 -g "$g1" -p "$PP_PORT" \
+			"${opts[@]}" "$PP_NODE_B" || st=$?
+		sed 's/^/    C: /' "$PP_LOGS/rails1"
+		pp_expect_status "$st" 0 "C: rc_pingpong -d rxe1 -g $g1 to B's rxe1"
+		pp_expect_grep '^100 iters in [0-9.]+ seconds = [0-9.]+ usec/iter$' \
+			"$PP_LOGS/rails1" "C: the rxe1 client's iters line"
+		pp_hear_from B rails2.listen 200 >/dev/null || true
+		t0=$(pp_now_ms)
+		st=0
+		pp_client "rxe1 client to rxe0" "$PP_LOGS/rails2" "$rc" -d rxe1 -g "$g1" -p "$port2" \
+			"${opts[@]}" "$PP_NODE_B" || st=$?
+		ms=$(($(pp_now_ms) - t0))
+		sed 's/^/    C: /' "$PP_LOGS/rails2"
+		pp_expect_status "$st" 1 "C: rc_pingpong -d rxe1 to B's rxe0 (no path)"
+		# retries exceeded after 8 x 67 ms, or nothing completed within -T
+		pp_expect_fast "$ms" 20000 "C: the client against B's rxe0 ended"
+		pp_expect_grep 'retry (counter )?exceeded|nothing completed for [0-9]+ ms' \
+			"$PP_LOGS/rails2" "C: its line names why (no acknowledgement: no path)"
+		pp_hear_from B rails2.done 60 >/dev/null || true
+	fi
+	;;
+rails_rail)
+	# (a) rail mode: ranks 2h and 2h+1 are host h's rxe0 and rxe1; only
+	# same-rail pairs of different hosts run: 6 on rxe0, 6 on rxe1
+	rails_need
+	[[ $PP_ROLE == A ]] || exit 0
+	rails_run rails_rail 0 240 -n 20 -- --pairs rail --exit 0
+	;;
+rails_all)
+	# (b) every pair: the 16 cross-rail pairs have no path (4 within a
+	# host: rxe does not take packets addressed to another of its host's
+	# devices). Each fails with a reason; one kind of verdict, rails
+	# no_path, and no other (neither a NIC nor a host is to blame).
+	rails_need
+	[[ $PP_ROLE == A ]] || exit 0
+	rails_run rails_all 1 300 -n 20 --mesh-pairs all -- --pairs all \
+		--cross-rail-fail --exit 1 --verdict rails:no_path --verdicts-exact
+	;;
+rails_nic | rails_host | rails_link)
+	# (c), (d), (e): C (node03) is ranks 4 (rxe0) and 5 (rxe1); D's rxe1
+	# is rank 7. --mesh-serial: the pairs one at a time, the least noise.
+	rails_need
+	ready_wait=560 # two meshes of at most 240 s each, and their launches
+	case $case_:$PP_ROLE in
+	rails_nic:C) pp_netem eth1 200ms || true ;;
+	rails_host:C)
+		pp_netem eth0 200ms || true
+		pp_netem eth1 200ms || true
+		;;
+	rails_link:C)
+		var=PP_ADDR1_D
+		pp_netem eth1 200ms "${!var}" || true
+		;;
+	esac
+	ready "$case_"
+	slow=(--max-rtt 100000 -n 10 --mesh-serial)
+	case $case_ in
+	rails_nic)
+		rails_run "$case_" 4 240 "${slow[@]}" -- --pairs rail --flag 5:SLOW \
+			--exit 4 --verdict "nic:slow:$PP_NODE_C:rxe1" --verdicts-exact
+		;;
+	rails_host)
+		rails_run "$case_" 4 240 "${slow[@]}" -- --pairs rail --flag 4:SLOW \
+			--flag 5:SLOW --exit 4 --verdict "host:slow:$PP_NODE_C" --verdicts-exact
+		;;
+	rails_link)
+		rails_run "$case_" 4 240 "${slow[@]}" -- --pairs rail --flag-pair 5-7:SLOW \
+			--exit 4 --verdict "link:slow:$PP_NODE_C:rxe1:$PP_NODE_D:rxe1" \
+			--verdicts-exact
+		;;
+	esac
+	pp_tell finished
+	;;
+rails_mtu)
+	# (f) every netdev at 9000 (active MTU 4096) but D's eth1 at 1500
+	# (1024): node04:rxe1, rank 7, is below --expect-mtu 4096
+	rails_need
+	ready_wait=560
+	pp_netdev_mtu eth0 9000 rxe0 || true
+	mtu1=9000
+	[[ $PP_ROLE != D ]] || mtu1=1500
+	pp_netdev_mtu eth1 "$mtu1" rxe1 || true
+	ready rails_mtu
+	rails_run rails_mtu 4 240 -n 10 --expect-mtu 4096 -- --pairs rail --flag 7:MTU \
+		--exit 4 --line-has "$PP_NODE_D:rxe1,1024,1500"
+	pp_tell finished
+	;;
 rc | ud)
 	[[ $PP_ROLE == A ]] || exit 0
 	bin=$rc
@@ -193,20 +434,9 @@ pdsh)
 	fi
 	;;
 mtu)
-	active_mtu() {
-		ibv_devinfo -d "$PP_DEV" -i 1 | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
-	}
-	mtu=4200 want=4096
-	[[ $PP_ROLE != D ]] || mtu=1500 want=1024
-	pp_on_exit 'ip link set eth0 mtu 1500'
-	ip link set eth0 mtu "$mtu" || pp_fail "host $PP_ROLE: cannot set eth0 mtu $mtu"
-	for _ in $(seq 50); do
-		[[ $(active_mtu) != "$want" ]] || break
-		sleep 0.1
-	done
-	[[ $(active_mtu) == "$want" ]] ||
-		pp_fail "host $PP_ROLE: eth0 mtu $mtu, but rxe's active MTU is $(active_mtu)"
-	echo "host $PP_ROLE: eth0 mtu $mtu, active MTU $(active_mtu)"
+	mtu=4200
+	[[ $PP_ROLE != D ]] || mtu=1500
+	pp_netdev_mtu eth0 "$mtu" || true
 	ready mtu
 	mesh_srun mtu 120 -N 4 --ntasks-per-node=1 -- \
 		"$rc" --mesh "${common[@]}" -n 20 -s 4096 -c --json
@@ -219,10 +449,7 @@ netem)
 	# every host's eth0 delays what it sends by 20 ms, C's by 100 ms
 	delay=20ms
 	[[ $PP_ROLE != C ]] || delay=100ms
-	pp_on_exit 'tc qdisc del dev eth0 root'
-	tc qdisc add dev eth0 root netem delay "$delay" ||
-		pp_fail "host $PP_ROLE: cannot add netem"
-	tc qdisc show dev eth0
+	pp_netem eth0 "$delay" || true
 	ready netem
 	mesh_srun netem 120 -N 4 --ntasks-per-node=1 -- \
 		"$rc" --mesh "${common[@]}" -n 20 --mesh-serial --mesh-svg "$PP_MEET/netem/mesh.svg"

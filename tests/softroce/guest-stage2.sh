@@ -38,20 +38,24 @@ ip link set lo up || fail "cannot bring up lo"
 # port of a server started next (its bind would fail: address in use).
 echo "42000 60999" >/proc/sys/net/ipv4/ip_local_port_range ||
 	fail "cannot set net.ipv4.ip_local_port_range"
-peers=()
+peers=() peers1=()
 [[ ! -r $share/role ]] || read -r role <"$share/role"
 if [[ -n ${role:-} ]]; then
 	# Host A, B, ... of a pair (guest.sh --pair) or a bed (--hosts N):
 	# rxe0 on the virtio NIC, and the directory all hosts see on
-	# /run/pp-meet. The share's "hosts" has a line "ROLE ADDR [NAME]" per
-	# host; with names, they are the host names (hostname, /etc/hosts).
+	# /run/pp-meet. The share's "hosts" has a line "ROLE ADDR [NAME
+	# [ADDR1 MTU1]]" per host; with names, they are the host names
+	# (hostname, /etc/hosts); with ADDR1, the host has a second NIC, eth1,
+	# on a second segment (a bed's second rail): that address and MTU,
+	# and rxe1 on it.
 	etc_hosts=$'127.0.0.1	localhost
 '
-	while read -r r addr name; do
+	while read -r r addr name addr1 mtu1; do
 		if [[ $r == "$role" ]]; then
-			mine=$addr myname=$name
+			mine=$addr myname=$name mine1=$addr1 mymtu1=$mtu1
 		else
 			peers+=("$addr")
+			[[ -z $addr1 ]] || peers1+=("$addr1")
 		fi
 		[[ -z $name ]] || etc_hosts+="$addr"$'	'"$name $r"$'
 '
@@ -67,6 +71,13 @@ if [[ -n ${role:-} ]]; then
 	if ! { ip addr add "$mine/24" dev eth0 && ip link set eth0 up; }; then
 		fail "cannot configure eth0 on host $role"
 	fi
+	if [[ -n $mine1 ]]; then
+		[[ -e /sys/class/net/eth1 ]] || fail "host $role has no eth1 (its second NIC)"
+		if ! { ip link set eth1 mtu "$mymtu1" && ip addr add "$mine1/24" dev eth1 &&
+			ip link set eth1 up; }; then
+			fail "cannot configure eth1 (mtu $mymtu1, $mine1) on host $role"
+		fi
+	fi
 	mkdir -p /run/pp-meet
 	mount -t 9p -o trans=virtio,version=9p2000.L ppmeet /run/pp-meet ||
 		fail "cannot mount the pair's meeting directory over 9p"
@@ -78,27 +89,42 @@ else
 		fail "cannot configure veth va/vb"
 	fi
 fi
-out=$(timeout 30 rdma link add rxe0 type rxe netdev $netdev 2>&1) ||
-	fail "rdma link add rxe0 type rxe netdev $netdev failed: $out"
-port=/sys/class/infiniband/rxe0/ports/1
-for _ in $(seq 100); do
-	grep -q ACTIVE "$port/state" 2>/dev/null &&
-		grep -q ffff "$port/gids/1" 2>/dev/null && break
-	sleep 0.1
-done
-grep -q ACTIVE "$port/state" || fail "rxe0 port 1 is not ACTIVE: $(cat "$port/state")"
-grep -q ffff "$port/gids/1" || fail "rxe0 has no IPv4 GID at index 1"
-# The peers boot at the same time: wait (at most 120 s) until each answers
-# ARP, prodded by a UDP datagram to the discard port.
-for peer in "${peers[@]}"; do
-	for _ in $(seq 600); do
-		ip neigh show "$peer" dev eth0 | grep -Eq 'REACHABLE|STALE|DELAY' && break
-		echo >"/dev/udp/$peer/9" 2>/dev/null || true
-		sleep 0.2
+# rxe_up RXE NETDEV: rdma link add RXE on NETDEV, then wait (at most 10 s)
+# until its port 1 is ACTIVE with the IPv4-mapped GID at index 1.
+rxe_up() {
+	local out port=/sys/class/infiniband/$1/ports/1
+	out=$(timeout 30 rdma link add "$1" type rxe netdev "$2" 2>&1) ||
+		fail "rdma link add $1 type rxe netdev $2 failed: $out"
+	for _ in $(seq 100); do
+		grep -q ACTIVE "$port/state" 2>/dev/null &&
+			grep -q ffff "$port/gids/1" 2>/dev/null && break
+		sleep 0.1
 	done
-	ip neigh show "$peer" dev eth0 | grep -Eq 'REACHABLE|STALE|DELAY' ||
-		fail "host $role ($mine) cannot reach host $peer over eth0"
-done
+	grep -q ACTIVE "$port/state" || fail "$1 port 1 is not ACTIVE: $(cat "$port/state")"
+	grep -q ffff "$port/gids/1" || fail "$1 has no IPv4 GID at index 1"
+}
+
+# reach NETDEV PEER...: the peers boot at the same time: wait (about 120 s
+# each at most) until each answers ARP on NETDEV, prodded by a UDP datagram
+# to the discard port.
+reach() {
+	local dev=$1 peer
+	shift
+	for peer; do
+		for _ in $(seq 600); do
+			ip neigh show "$peer" dev "$dev" | grep -Eq 'REACHABLE|STALE|DELAY' && break
+			echo >"/dev/udp/$peer/9" 2>/dev/null || true
+			sleep 0.2
+		done
+		ip neigh show "$peer" dev "$dev" | grep -Eq 'REACHABLE|STALE|DELAY' ||
+			fail "host $role ($mine) cannot reach host $peer over $dev"
+	done
+}
+
+rxe_up rxe0 $netdev
+[[ -z ${mine1:-} ]] || rxe_up rxe1 eth1
+reach eth0 "${peers[@]}"
+reach eth1 "${peers1[@]}"
 
 # --- Slurm (guest.sh --hosts) ----------------------------------------------
 

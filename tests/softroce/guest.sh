@@ -30,12 +30,15 @@
 # --hosts N: N hosts (2 to 9) and a real Slurm. N guests A, B, C, ... with
 # host names node01, node02, ..., each with its own kernel, eth0
 # (10.99.5.1/24, .2, ...) and rxe0 on it, all on one emulated Ethernet
-# segment (QEMU's multicast socket netdev, a hub); munged on every guest,
+# segment (QEMU's multicast socket netdev, a hub), and a second NIC, eth1
+# (10.99.6.1/24, .2, ...; MTU 9000, or PP_RAIL1_MTU, or PP_RAIL1_MTU_<ROLE>
+# for one host) with rxe1 on it, on a second hub with no path to the first
+# (two rails); munged on every guest,
 # slurmctld on A, slurmd on every guest (slurm.conf named by SLURM_CONF).
 # SCRIPT runs on all of them at once, as for --pair, with PP_ROLE, PP_HOSTS
 # (the roles: A B C ...), PP_ADDR_<ROLE>, PP_NODE_<ROLE> (the host name),
-# PP_HOST=PP_ADDR_A, PP_PORT and PP_MEET; PP_GUEST_MESH names the state
-# directory of a shared bed.
+# PP_ADDR1_<ROLE> (its eth1), PP_HOST=PP_ADDR_A, PP_PORT and PP_MEET;
+# PP_GUEST_MESH names the state directory of a shared bed.
 #
 # SCRIPT's output is printed here and its exit status is ours. When the test
 # bed itself fails, one "softroce: <what failed>" line is printed and the
@@ -600,7 +603,7 @@ boot_failure() {
 # ROLE A, B, ...: that host of the pair or bed whose state directory is
 # DIR/.. (hosts, meet/; ports for a pair, mcast and slurm for a bed).
 boot_guest() {
-	local dir=$1 role=${2:-} up=${1%/*} p1 p2 n mac netdev qemu_args
+	local dir=$1 role=${2:-} up=${1%/*} p1 p2 n mac netdev qemu_args rail1=()
 	[[ ! -e $dir/qemu.pid ]] || stop_guest "$dir" >/dev/null || true
 	rm -rf "$dir"
 	mkdir -p "$dir" || die "cannot create $dir"
@@ -611,10 +614,14 @@ boot_guest() {
 	if [[ -n $role ]]; then
 		n=$(($(printf %d "'$role") - 64)) # A is 1
 		if [[ -e $up/mcast ]]; then
-			# A bed: every guest on the multicast hub.
-			read -r p1 <"$up/mcast"
+			# A bed: every guest on the multicast hub, and its
+			# second NIC on a second hub (another group and port:
+			# no path between the two).
+			read -r p1 p2 <"$up/mcast"
 			mac=52:54:00:99:04:0$n
 			netdev=socket,id=n0,mcast=239.255.77.1:$p1,localaddr=127.0.0.1
+			rail1=(-netdev "socket,id=n1,mcast=239.255.77.2:$p2,localaddr=127.0.0.1"
+				-device "virtio-net-pci,netdev=n1,mac=52:54:00:99:06:0$n")
 			guest_mem=768
 			[[ ! -e $up/slurm ]] || cp -r "$up/slurm" "$dir/share/slurm"
 		else
@@ -628,7 +635,7 @@ boot_guest() {
 		cp "$up/hosts" "$dir/share/hosts"
 		# One vCPU each: two or more guests on a 2-core machine.
 		qemu_args=(-smp 1 -netdev "$netdev"
-			-device "virtio-net-pci,netdev=n0,mac=$mac"
+			-device "virtio-net-pci,netdev=n0,mac=$mac" "${rail1[@]}"
 			-virtfs "local,path=$up/meet,mount_tag=ppmeet,security_model=none")
 	fi
 	boot_qemu "$dir/share" "$dir/console.log" setsid "${qemu_args[@]}"
@@ -728,7 +735,7 @@ slurm_files() {
 			KillWait=5
 			MinJobAge=30
 		EOF
-		while read -r role addr name; do
+		while read -r role addr name _; do
 			if [[ -z $first ]]; then
 				first=$name
 				echo "SlurmctldHost=$name($addr)"
@@ -848,9 +855,10 @@ pair_once() {
 	# Both sides must agree on the exchange port.
 	export PP_PORT=${PP_PORT:-$((20000 + RANDOM % 20000))}
 	env="export PP_DEV=rxe0 PP_ROLE=@ROLE@ PP_MEET=/run/pp-meet/$id"
-	while read -r role role_addr name; do
+	while read -r role role_addr name addr1 _; do
 		env+=" PP_ADDR_$role=$role_addr"
 		[[ -z $name ]] || env+=" PP_NODE_$role=$name"
+		[[ -z $addr1 ]] || env+=" PP_ADDR1_$role=$addr1"
 	done <"$pdir/hosts"
 	env+=" PP_HOST=$(awk '{ print $2; exit }' "$pdir/hosts")"
 	boot_off "$pdir" || {
@@ -923,12 +931,21 @@ if [[ $mode == start ]]; then
 		rm -rf "$dir"
 		mkdir -p "$dir/meet" || die "cannot create $dir"
 		if ((hosts)); then
-			p1=$(free_udp_port) || die "no free UDP port on the loopback"
-			echo "$p1" >"$dir/mcast"
+			if ! p1=$(free_udp_port) || ! p2=$(free_udp_port) || [[ $p1 == "$p2" ]]; then
+				die "no two free UDP ports on the loopback"
+			fi
+			echo "$p1 $p2" >"$dir/mcast"
 			what="bed of $hosts hosts with Slurm ready"
-			link="multicast 239.255.77.1:$p1"
+			link="multicast 239.255.77.1:$p1 and 239.255.77.2:$p2"
+			# ROLE ADDR NAME ADDR1 MTU1: eth0's address, the host
+			# name, eth1's address and MTU
 			for i in "${!roles[@]}"; do
-				printf '%s 10.99.5.%d node%02d\n' "${roles[i]}" $((i + 1)) $((i + 1))
+				mtu1=PP_RAIL1_MTU_${roles[i]}
+				mtu1=${!mtu1:-${PP_RAIL1_MTU:-9000}}
+				[[ $mtu1 =~ ^[1-9][0-9]{2,4}$ ]] ||
+					die "PP_RAIL1_MTU(_${roles[i]})=$mtu1: give an MTU in bytes"
+				printf '%s 10.99.5.%d node%02d 10.99.6.%d %d\n' "${roles[i]}" \
+					$((i + 1)) $((i + 1)) $((i + 1)) "$mtu1"
 			done >"$dir/hosts"
 			slurm_files "$dir/hosts" "$dir/slurm"
 		else
