@@ -65,6 +65,7 @@ enum pp_opt_id {
 	PP_OPT_MESH_JOIN,   /* --mesh-join SEC */
 	PP_OPT_MESH_SVG,    /* --mesh-svg FILE */
 	PP_OPT_MESH_ID,	    /* --mesh-id ID */
+	PP_OPT_MESH_PROM,   /* --mesh-prom FILE */
 	PP_OPT_ODP,	    /* -o, --odp: an On-Demand-Paging MR */
 	PP_OPT_IODP,	    /* -O, --iodp: implicit ODP (rc_pingpong) */
 	PP_OPT_PREFETCH,    /* -P, --prefetch: ibv_advise_mr() the ODP MR */
@@ -135,6 +136,7 @@ struct pp_opts {
 	uint32_t mesh_join_s;	  /* --mesh-join: rank 0 waits this long */
 	const char *mesh_svg;	  /* --mesh-svg: the heatmap to this file */
 	const char *mesh_id;	  /* --mesh-id; NULL: PP_MESH_ID, launcher */
+	const char *mesh_prom;	  /* --mesh-prom: the metrics to this file */
 				  /*
 	 * The negotiated parameters (pp_params.h): op (--op, enum pp_op),
 	 * size (-s, bytes), iters
