@@ -25,6 +25,9 @@ packages=(
 	# validator; the formatting check of tests/run-all.sh; the mesh
 	# simulation (sim.*); GNU time for tests/bench/mesh-scale.sh
 	python3 clang-format time
+	# sim.prom: promtool checks the --mesh-prom file, and node_exporter's
+	# textfile collector serves it (the test runs the binary itself)
+	prometheus prometheus-node-exporter
 	# man pages (docs/CMakeLists.txt builds them when pandoc is present)
 	pandoc
 	# packages (cmake/Packaging.cmake, tests/package/package.sh): Depends
@@ -44,7 +47,17 @@ sudo=()
 ((EUID == 0)) || sudo=(sudo)
 export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# Packages with a service (node_exporter, prometheus, slurmd, munge) must not
+# start one that outlives the install: policy-rc.d says no to every start
+# (invoke-rc.d and deb-systemd-invoke ask it), unless the machine has one.
+policy=/usr/sbin/policy-rc.d
+own_policy=
+if [[ ! -e $policy ]]; then
+	printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+	"${sudo[@]}" chmod 755 "$policy"
+	own_policy=1
+fi
+trap 'rm -f "$log"; [[ -z $own_policy ]] || "${sudo[@]}" rm -f "$policy"' EXIT
 if ! "${sudo[@]}" apt-get update -qq >"$log" 2>&1 ||
 	! "${sudo[@]}" apt-get install -qq -y --no-install-recommends \
 		"${missing[@]}" >"$log" 2>&1; then

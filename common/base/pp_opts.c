@@ -621,6 +621,14 @@ static const struct opt_def opt_table[] = {
 		.unset = "rail when -d gives a list or auto, else all",
 	},
 	{
+		.id = PP_OPT_MESH_PROM,
+		.name = "mesh-prom",
+		.arg = "FILE",
+		.kind = OPT_STR,
+		.tools = TOOLS_ALL,
+		.help = "--mesh: rank 0 writes the result as Prometheus metrics to FILE (replaced whole; end its name in .prom for node_exporter's textfile collector)",
+	},
+	{
 		.id = PP_OPT_VERSION,
 		.name = "version",
 		.letter = 'V',
@@ -897,7 +905,8 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 				d->id == PP_OPT_BIND ? "address" :
 				d->id == PP_OPT_XRC_DOMAIN ||
 						d->id == PP_OPT_SAMPLES ||
-						d->id == PP_OPT_MESH_SVG ?
+						d->id == PP_OPT_MESH_SVG ||
+						d->id == PP_OPT_MESH_PROM ?
 						       "file name" :
 				d->id == PP_OPT_MESH_ROOT ? "host" :
 							    "name");
@@ -936,6 +945,8 @@ static int opt_apply(struct pp_opts *o, const struct opt_def *d,
 			o->mesh_svg = arg;
 		else if (d->id == PP_OPT_MESH_ID)
 			o->mesh_id = arg;
+		else if (d->id == PP_OPT_MESH_PROM)
+			o->mesh_prom = arg;
 		else
 			o->ib_devname = arg;
 		break;
@@ -1239,7 +1250,7 @@ static const enum pp_opt_id not_mesh[] = {
 static const enum pp_opt_id mesh_only[] = {
 	PP_OPT_MESH_SIZE,  PP_OPT_MESH_ROOT, PP_OPT_MESH_SERIAL,
 	PP_OPT_MESH_JOIN,  PP_OPT_MESH_SVG,  PP_OPT_MESH_ID,
-	PP_OPT_MESH_PAIRS,
+	PP_OPT_MESH_PAIRS, PP_OPT_MESH_PROM,
 };
 
 static int opt_check_mesh(const struct pp_opts *o, struct pp_err *err)

@@ -66,6 +66,7 @@ enum pp_opt_id {
 	PP_OPT_MESH_JOIN,   /* --mesh-join SEC */
 	PP_OPT_MESH_SVG,    /* --mesh-svg FILE */
 	PP_OPT_MESH_ID,	    /* --mesh-id ID */
+	PP_OPT_MESH_PROM,   /* --mesh-prom FILE */
 	PP_OPT_ODP,	    /* -o, --odp: an On-Demand-Paging MR */
 	PP_OPT_IODP,	    /* -O, --iodp: implicit ODP (rc_pingpong) */
 	PP_OPT_PREFETCH,    /* -P, --prefetch: ibv_advise_mr() the ODP MR */
@@ -148,7 +149,8 @@ struct pp_opts {
 	uint32_t expect_mtu;
 	double max_rtt_us;
 	enum pp_mesh_pairs mesh_pairs; /* --mesh-pairs; 0: by -d */
-				       /*
+	const char *mesh_prom; /* --mesh-prom: the metrics to this file */
+			       /*
 	 * The negotiated parameters (pp_params.h): op (--op, enum pp_op),
 	 * size (-s, bytes), iters
 	 * (-n), duration_s (-D; 0: -n), warmup (--warmup), rx_depth (-r), mtu

@@ -39,6 +39,7 @@
 #include "pp_gid.h"
 #include "pp_mesh.h"
 #include "pp_mesh_dev.h"
+#include "pp_mesh_prom.h"
 #include "pp_mesh_report.h"
 #include "pp_mesh_sched.h"
 #include "pp_op.h"
@@ -1644,6 +1645,21 @@ static int coordinate(struct coord *c, pid_t own)
 		if (f)
 			fclose(f);
 	}
+	if (o->mesh_prom) {
+		struct pp_err err = { .msg = "" };
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (pp_mesh_prom_save(
+			    v, c->interrupted ? PP_EXIT_INTR : v->exit_status,
+			    now.tv_sec + now.tv_nsec / 1e9, o->mesh_prom,
+			    &err)) {
+			fprintf(stderr,
+				"%s: --mesh-prom: %s (give a writable path)\n",
+				o->prog, err.msg);
+			v->exit_status = PP_EXIT_FAIL;
+		}
+	}
 	if (c->interrupted)
 		return PP_EXIT_INTR;
 	return v->exit_status;
@@ -1715,6 +1731,7 @@ static int root_main(struct rank_ctx *rc, int lfd)
 					       1 :
 					       rc->env.size };
 	size_t npairs = (size_t)rc->env.size * (rc->env.size - 1) / 2;
+	struct pp_err err = { .msg = "" };
 	pid_t own;
 	uint32_t i;
 	int ret;
@@ -1722,6 +1739,7 @@ static int root_main(struct rank_ctx *rc, int lfd)
 	c.v = (struct pp_mesh_view){
 		.tool = pp_tool_name(rc->o->tool),
 		.transport = pp_transport_name(rc->o->transport),
+		.mesh_id = rc->env.id,
 		.launcher = rc->env.launcher,
 		.root = rc->env.root,
 		.port = rc->o->port,
@@ -1729,6 +1747,13 @@ static int root_main(struct rank_ctx *rc, int lfd)
 		.serial = rc->o->mesh_serial,
 		.pair_ms = pp_mesh_pair_bound_ms(rc->o),
 	};
+	/* an unwritable --mesh-prom is said before anyone joins */
+	if (rc->o->mesh_prom && pp_mesh_prom_check(rc->o->mesh_prom, &err)) {
+		fprintf(stderr, "%s: --mesh-prom: %s (give a writable path)\n",
+			rc->o->prog, err.msg);
+		ret = PP_EXIT_FAIL;
+		goto out;
+	}
 	c.v.ranks = calloc(c.v.n, sizeof(*c.v.ranks));
 	c.v.cells = calloc(npairs, sizeof(*c.v.cells));
 	c.fd = calloc(c.v.n, sizeof(*c.fd));

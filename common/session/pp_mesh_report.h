@@ -98,6 +98,7 @@ struct pp_mesh_store {
 struct pp_mesh_view {
 	const char *tool;      /* "rc_pingpong" */
 	const char *transport; /* "rc" */
+	const char *mesh_id;   /* the mesh's id (pp_mesh_env.h) */
 	const char *what;      /* "send, 2 bytes, 1000 iterations" */
 	enum pp_mesh_launcher launcher;
 	const char *root;

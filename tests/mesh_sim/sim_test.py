@@ -33,6 +33,16 @@ Cases (N=1024 unless --n says otherwise):
                pairs DEV (no device here), 9 pass.  Then --mesh-pairs all
                with PP_MESH_LOCAL=2 for rank 0: all 28 pairs run, rank 0's
                7 DEV with "local index 2 ... is beyond -d rxe0,rxe1"
+  prom         (N=8) --mesh-prom into a directory, one slow rank, one failed
+               pair: promtool check metrics passes the file; a real
+               node_exporter's textfile collector serves it, and a pair's
+               round trip and the slow rank's added delay read back over
+               HTTP are the stand-in's (exit 77 without promtool or
+               prometheus-node-exporter)
+  prom_stopped (N=6) an unwritable --mesh-prom: one line naming the path,
+               exit 1, before the join; rank 0 interrupted by SIGINT after
+               its first round: the file written all the same, exit status
+               130, the pairs not run TIME
 
 Rank 0's own worker has no device here: its N-1 pairs end DEV, and so its
 exit status is 1; every check counts them.  Each process is bounded; a case
@@ -41,6 +51,7 @@ the outputs, and exits 1.
 """
 import argparse
 import json
+import math
 import os
 import re
 import resource
@@ -49,8 +60,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import socket
 import threading
 import time
+import urllib.error
+import urllib.request
 
 LAUNCHER_VARS = re.compile(r"^(SLURM_|PMIX_|PMI_|OMPI_|JOB_COMPLETION_INDEX$|PP_MESH_)")
 
@@ -574,6 +588,194 @@ def case_rails(c, n):
             "all: rank 0's device line names its local index and the list")
 
 
+def parse_metrics(text):
+    """The samples of an exposition text: {(name, frozenset(labels)):
+    value}, label values unescaped."""
+    out = {}
+    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+    pair = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
+    unesc = {"\\": "\\", '"': '"', "n": "\n"}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = sample.match(line)
+        if not m:
+            raise ValueError("not a sample line: %r" % line)
+        labels = {}
+        for k, v in pair.findall(m.group(2) or ""):
+            labels[k] = re.sub(r"\\(.)", lambda e: unesc.get(e.group(1), e.group(1)), v)
+        out[(m.group(1), frozenset(labels.items()))] = float(m.group(3))
+    return out
+
+
+def find_metric(samples, name, **labels):
+    """The values of @name's samples whose labels include @labels."""
+    want = {(k, str(v)) for k, v in labels.items()}
+    return [v for (n, ls), v in samples.items() if n == name and want <= ls]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def skip(c, what):
+    print("SKIP: %s" % what, flush=True)
+    shutil.rmtree(c.dir, ignore_errors=True)
+    sys.exit(77)
+
+
+def case_prom(c, n):
+    """The model: every pair 20 usec; rank SLOW adds 300 usec; the pair
+    A-B fails at RTR.  Rank 0's own pairs are DEV (no device here)."""
+    promtool = shutil.which("promtool")
+    exporter = shutil.which("prometheus-node-exporter") or \
+        shutil.which("node_exporter")
+    if not promtool:
+        skip(c, "promtool not found: install the Debian package prometheus "
+             "(tests/install-deps.sh)")
+    if not exporter:
+        skip(c, "prometheus-node-exporter not found: install the Debian package "
+             "prometheus-node-exporter (tests/install-deps.sh)")
+    slow, a, b, base, add = n - 3, 2, n - 2, 20, 300
+    tdir = os.path.join(c.dir, "textfile")
+    os.mkdir(tdir)
+    path = os.path.join(tdir, "mesh.prom")
+    env = clean_env({"OMPI_COMM_WORLD_RANK": "0",
+                     "OMPI_COMM_WORLD_SIZE": str(n)})
+    r0 = c.rank0(n, ["--mesh-id", "sim-prom", "--mesh-join", "20",
+                     "--mesh-prom", path], env=env)
+    s = c.standin(n, ["--mesh-id", "sim-prom", "--base-us", str(base),
+                      "--add", "%d:%d" % (slow, add), "--fail-pair",
+                      "%d-%d:RTR:boom" % (a, b), "--join-s", "20"])
+    r0.wait(40)
+    s.wait(r0.elapsed + 10)
+    check_mesh(c, r0, n, n, n)  # rank 0's n - 1, and A-B
+    left = sorted(os.listdir(tdir))
+    if not c.check(left == ["mesh.prom"],
+                   "the directory holds mesh.prom alone, no temporary file "
+                   "(holds: %s)" % ", ".join(left)):
+        return
+    with open(path) as f:
+        text = f.read()
+    chk = subprocess.run([promtool, "check", "metrics"], input=text,
+                         capture_output=True, text=True, timeout=30)
+    c.check(chk.returncode == 0 and not chk.stdout.strip() and
+            not chk.stderr.strip(),
+            "promtool check metrics passes it, silent (exit %d: %s)" %
+            (chk.returncode, (chk.stdout + chk.stderr).strip()[:500]))
+    port = free_port()
+    ne = subprocess.Popen([exporter, "--collector.disable-defaults",
+                           "--collector.textfile",
+                           "--collector.textfile.directory=" + tdir,
+                           "--web.listen-address=127.0.0.1:%d" % port],
+                          stdout=subprocess.DEVNULL,
+                          stderr=open(os.path.join(c.dir, "exporter.err"),
+                                      "wb"),
+                          start_new_session=True)
+    body, why = None, "no answer"
+    try:
+        deadline = time.monotonic() + 15
+        while body is None and time.monotonic() < deadline:
+            if ne.poll() is not None:
+                why = "it exited with %d" % ne.returncode
+                break
+            try:
+                with urllib.request.urlopen(
+                        "http://127.0.0.1:%d/metrics" % port,
+                        timeout=5) as resp:
+                    body = resp.read().decode()
+            except (urllib.error.URLError, OSError) as e:
+                why = str(e)
+                time.sleep(0.2)
+    finally:
+        try:
+            os.killpg(ne.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        ne.wait(timeout=10)
+    if not c.check(body is not None, "node_exporter served /metrics within "
+                   "15 s" + ("" if body is not None else " (%s)" % why)):
+        return
+    got = parse_metrics(body)
+    c.check(find_metric(got, "node_textfile_scrape_error") == [0.0],
+            "its textfile collector read the file without error")
+    rtt = find_metric(got, "rdma_mesh_pair_rtt_median_seconds",
+                      rank_a=1, rank_b=a, transport="rc")
+    c.check(len(rtt) == 1 and abs(rtt[0] - base * 1e-6) < 1e-12,
+            "pair 1-%d's round trip: %g s (got %s)" % (a, base * 1e-6, rtt))
+    rtt = find_metric(got, "rdma_mesh_pair_rtt_median_seconds",
+                      rank_a=1, rank_b=slow)
+    c.check(len(rtt) == 1 and abs(rtt[0] - (base + add) * 1e-6) < 1e-12,
+            "pair 1-%d's round trip: %g s (got %s)" %
+            (slow, (base + add) * 1e-6, rtt))
+    added = find_metric(got, "rdma_mesh_rank_added_delay_seconds", rank=slow)
+    c.check(len(added) == 1 and abs(added[0] - add * 1e-6) < 1e-6,
+            "rank %d adds %g s (got %s)" % (slow, add * 1e-6, added))
+    c.check(find_metric(got, "rdma_mesh_rank_slow", rank=slow) == [1.0] and
+            sum(find_metric(got, "rdma_mesh_rank_slow")) == 1,
+            "rank %d is judged slow, and no other" % slow)
+    c.check(find_metric(got, "rdma_mesh_pair_result", rank_a=a, rank_b=b,
+                        result="RTR") == [1.0],
+            "pair %d-%d's result is RTR" % (a, b))
+    c.check(len(find_metric(got, "rdma_mesh_pair_result", rank_a=0,
+                            result="DEV")) == n - 1,
+            "rank 0's %d pairs are DEV" % (n - 1))
+    c.check(find_metric(got, "rdma_mesh_pairs_failed", mesh_id="sim-prom")
+            == [float(n)], "%d pairs failed" % n)
+    c.check(find_metric(got, "rdma_mesh_ranks_joined") == [float(n)],
+            "%d ranks joined" % n)
+    c.check(find_metric(got, "rdma_mesh_exit_status") == [float(r0.rc)],
+            "the exit status is rank 0's (%s)" % r0.rc)
+    ts = find_metric(got, "rdma_mesh_last_run_timestamp_seconds")
+    c.check(len(ts) == 1 and abs(ts[0] - os.path.getmtime(path)) < 5,
+            "the run's end is the file's time (%s)" % ts)
+
+
+def case_prom_stopped(c, n):
+    # an unwritable path: refused before anyone joins
+    bad = os.path.join(c.dir, "no", "such", "mesh.prom")
+    r0 = c.rank0(n, ["--mesh-join", "10", "--mesh-prom", bad])
+    r0.wait(10)
+    err = [l for l in r0.stderr().splitlines() if l.strip()]
+    c.check(not r0.killed and r0.rc == 1 and r0.elapsed < 5,
+            "an unwritable --mesh-prom: exit 1 within 5 s (got %s%s, %.1f s)"
+            % (r0.rc, ", killed" if r0.killed else "", r0.elapsed or 0))
+    c.check(len(err) == 1 and bad in err[0] and "--mesh-prom" in err[0] and
+            os.strerror(2) in err[0],
+            "one line naming the path and the error (%s)" % " | ".join(err))
+    c.check(first_line(r0) is None, "rank 0 said nothing of a mesh")
+    # SIGINT after the first round: the file all the same, with what it has
+    path = os.path.join(c.dir, "mesh.prom")
+    c.procs.remove(r0)
+    r0 = c.rank0(n, ["--mesh-join", "20", "--mesh-prom", path])
+    s = c.standin(n, ["--any", "--answer-ms", "1500", "--join-s", "20"])
+    hit = r0.wait_for_line(r"^mesh: ", 25)
+    if c.check(hit is not None, "rank 0 started the rounds"):
+        time.sleep(0.5)
+        os.kill(r0.p.pid, signal.SIGINT)
+    r0.wait(40)
+    s.wait(r0.elapsed + 10)
+    c.check(not r0.killed and r0.rc == 130,
+            "rank 0 interrupted: exit status 130 (got %s)" % r0.rc)
+    if not c.check(os.path.exists(path) and
+                   sorted(os.listdir(c.dir)).count("mesh.prom") == 1 and
+                   not [f for f in os.listdir(c.dir) if ".tmp-" in f],
+                   "the file is there, no temporary file beside it"):
+        return
+    with open(path) as f:
+        got = parse_metrics(f.read())
+    c.check(find_metric(got, "rdma_mesh_exit_status") == [130.0],
+            "it says exit status 130")
+    pairs = n * (n - 1) // 2
+    time_ = len(find_metric(got, "rdma_mesh_pair_result", result="TIME"))
+    c.check(0 < time_ < pairs and
+            len(find_metric(got, "rdma_mesh_pair_result")) == pairs,
+            "every pair has a result, those not run TIME (%d of %d)" %
+            (time_, pairs))
+
+
 CASES = {
     "all_join": (case_all_join, 1024),
     "slow_rank": (case_slow_rank, 1024),
@@ -585,6 +787,8 @@ CASES = {
     "foreign": (case_foreign, 1024),
     "emfile": (case_emfile, 200),
     "rails": (case_rails, 8),
+    "prom": (case_prom, 8),
+    "prom_stopped": (case_prom_stopped, 6),
 }
 
 

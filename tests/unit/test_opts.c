@@ -1482,6 +1482,31 @@ START_TEST(test_parse_mesh_rails)
 }
 END_TEST
 
+START_TEST(test_parse_mesh_prom)
+{
+	struct pp_opts o;
+	char *text;
+
+	expect_ok(&o, PP_TOOL_RC, "--mesh --mesh-size 4");
+	ck_assert_ptr_null(o.mesh_prom);
+	expect_ok(&o, PP_TOOL_UD, "--mesh --mesh-prom /var/lib/x/mesh.prom");
+	ck_assert_str_eq(o.mesh_prom, "/var/lib/x/mesh.prom");
+	ck_assert(o.set & PP_OPT_BIT(PP_OPT_MESH_PROM));
+	expect_fail(PP_TOOL_RC, "--mesh-prom m.prom", EINVAL,
+		    "--mesh-prom needs --mesh", "add --mesh, or drop it");
+	expect_fail(PP_TOOL_XRC, "--mesh --mesh-prom=", EINVAL,
+		    "invalid value '' for --mesh-prom",
+		    "expected a non-empty file name");
+	expect_fail(PP_TOOL_SRQ, "--mesh --mesh-prom", EINVAL,
+		    "option --mesh-prom needs a value", NULL);
+	text = usage_of(PP_TOOL_SRQ);
+	ck_assert_ptr_nonnull(strstr(text, "    --mesh-prom=FILE"));
+	ck_assert_ptr_nonnull(strstr(text, "Prometheus"));
+	assert_narrow(text);
+	free(text);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -1532,6 +1557,7 @@ static Suite *opts_suite(void)
 	tcase_add_test(tc, test_parse_xrc_clients);
 	tcase_add_test(tc, test_parse_mesh_rails);
 	tcase_add_test(tc, test_usage_srq_xrc);
+	tcase_add_test(tc, test_parse_mesh_prom);
 	tcase_add_test(tc, test_usage_matches_parser);
 	tcase_add_test(tc, test_usage_whole);
 	suite_add_tcase(s, tc);
