@@ -213,6 +213,9 @@ static void facts_gid(struct pp_session *s, int fd, struct pp_mesh_join *j)
 	j->gid_type = s->gids[idx].type;
 	j->gid_family = (uint8_t)pp_gid_family(s->gids[idx].raw);
 	pp_gid_format(s->gids[idx].raw, j->gid, sizeof(j->gid));
+	/* as the pair's session reads it (--expect-mtu's line names it) */
+	if (pp_netdev_mtu("", s->gids[idx].ndev, &j->netdev_mtu))
+		j->netdev_mtu = 0;
 }
 
 /* The child: open the device and port and write this host's facts. */
@@ -382,6 +385,9 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 
 	ro.mesh = false;
 	ro.json = false;
+	/* rank 0 judges the thresholds, with its own: one truth per pair */
+	ro.expect_mtu = 0;
+	ro.max_rtt_us = 0;
 	ro.host = (run->role & PP_MESH_ROLE_CONNECT) ? run->peer_host : NULL;
 	ro.port = run->port;
 	r->round = run->round;
@@ -1531,6 +1537,11 @@ static int root_main(struct rank_ctx *rc, int lfd)
 		.n = rc->env.size,
 		.serial = rc->o->mesh_serial,
 		.pair_ms = pp_mesh_pair_bound_ms(rc->o),
+		.expect_mtu = rc->o->expect_mtu,
+		.asked_mtu = rc->o->mtu,
+		.max_rtt_us = rc->o->max_rtt_us,
+		/* the cell's median is the client's, of the first size */
+		.rtt_size = rc->o->sweep ? 1 : rc->o->size,
 	};
 	c.v.ranks = calloc(c.v.n, sizeof(*c.v.ranks));
 	c.v.cells = calloc(npairs, sizeof(*c.v.cells));

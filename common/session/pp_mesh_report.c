@@ -80,7 +80,8 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 	v->slow = calloc(v->n, sizeof(*v->slow));
 	if (!v->added_us || !v->slow)
 		return ENOMEM;
-	v->passed = v->failed = v->joined = 0;
+	v->passed = v->failed = v->joined = v->nflagged = 0;
+	memset(v->flagged, 0, sizeof(v->flagged));
 	for (k = 0; k < np; k++) {
 		struct pp_mesh_cell *c = &v->cells[k];
 
@@ -88,8 +89,14 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 			v->passed++;
 			continue;
 		}
+		if (pp_mesh_code_flagged(c->code)) {
+			/* it ran whole: its median stays */
+			v->flagged[c->code]++;
+			v->nflagged++;
+			continue;
+		}
 		v->failed++;
-		c->median_us = NAN; /* a median only for a pair that passed */
+		c->median_us = NAN; /* a median only for a pair that ran */
 	}
 	for (i = 0; i < v->n; i++)
 		v->joined += v->ranks[i].joined;
@@ -97,7 +104,9 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 	ret = pp_mesh_odd_judge_strided(v->n, &v->cells[0].median_us,
 					sizeof(v->cells[0]), v->added_us,
 					v->slow, &v->odd);
-	v->exit_status = v->failed || v->joined < v->n || v->stopped ? 1 : 0;
+	v->exit_status = v->failed || v->joined < v->n || v->stopped ? 1 :
+			 v->nflagged				     ? 4 :
+								       0;
 	return ret;
 }
 
@@ -252,13 +261,14 @@ static void print_per_rank(const struct pp_mesh_view *v, FILE *f)
 			const struct pp_mesh_cell *c = &v->cells[k];
 
 			used[c->code] = true;
-			if (c->code != PP_MESH_OK) {
+			if (!pp_mesh_code_ran(c->code)) {
 				rs[a].failed++;
 				rs[b].failed++;
 				continue;
 			}
-			rs[a].passed++;
-			rs[b].passed++;
+			/* a flagged pair ran: its median counts, not a pass */
+			rs[a].passed += c->code == PP_MESH_OK;
+			rs[b].passed += c->code == PP_MESH_OK;
 			if (!isfinite(c->median_us))
 				continue;
 			if (c->median_us > rs[a].worst_us) {
@@ -620,9 +630,12 @@ static bool print_failed(const struct pp_mesh_view *v, FILE *f)
 		return false;
 	for (k = 0; k < s->ngroups; k++) {
 		const struct pp_mesh_group *g = &s->group[k];
+		/* a flagged pair ran whole: rank 0's line alone says why */
+		bool flag = pp_mesh_code_flagged(g->code);
+		const char *what = flag ? "flagged" : "failed";
 
 		if (g->count > PP_MESH_EXAMPLES) {
-			fprintf(f, "  failed: %s pairs at %s (%s)%s%s, e.g.",
+			fprintf(f, "  %s: %s pairs at %s (%s)%s%s, e.g.", what,
 				fmt_count(g->count, b1, sizeof(b1)),
 				pp_mesh_code_name(g->code),
 				pp_mesh_code_text(g->code),
@@ -631,18 +644,24 @@ static bool print_failed(const struct pp_mesh_view *v, FILE *f)
 				fprintf(f, "%s %s - %s", e ? "," : "",
 					v->ranks[g->a[e]].label,
 					v->ranks[g->b[e]].label);
+			if (flag) {
+				fputc('\n', f);
+				continue;
+			}
 			fprintf(f, "; the first:\n");
 			side_line(v, g->a[0], g->have[0][0], g->side[0][0], f);
 			side_line(v, g->b[0], g->have[0][1], g->side[0][1], f);
 			continue;
 		}
 		for (e = 0; e < g->count; e++) {
-			fprintf(f, "  failed: %s - %s at %s (%s)%s%s\n",
+			fprintf(f, "  %s: %s - %s at %s (%s)%s%s\n", what,
 				v->ranks[g->a[e]].label,
 				v->ranks[g->b[e]].label,
 				pp_mesh_code_name(g->code),
 				pp_mesh_code_text(g->code),
 				g->why[e][0] ? ": " : "", g->why[e]);
+			if (flag)
+				continue;
 			side_line(v, g->a[e], g->have[e][0], g->side[e][0], f);
 			side_line(v, g->b[e], g->have[e][1], g->side[e][1], f);
 		}
@@ -688,8 +707,13 @@ static void print_odd(const struct pp_mesh_view *v, FILE *f)
 
 void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f)
 {
-	uint32_t np = v->passed + v->failed;
+	uint32_t np = v->passed + v->nflagged + v->failed;
+	char flags[96] = "";
 
+	if (v->nflagged || v->expect_mtu || v->max_rtt_us > 0)
+		snprintf(flags, sizeof(flags), " %u flagged (MTU %u, SLOW %u),",
+			 v->nflagged, v->flagged[PP_MESH_MTU],
+			 v->flagged[PP_MESH_SLOW]);
 	print_matrix(v, f);
 	fputc('\n', f);
 	print_hosts(v, f);
@@ -700,8 +724,8 @@ void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f)
 		fprintf(f, "mesh stopped: %s\n", v->stopped);
 	print_times(v, f);
 	fprintf(f,
-		"mesh: %u of %u ranks joined, %u pairs: %u passed, %u failed, in %.1f s (bound %.0f s)\n",
-		v->joined, v->n, np, v->passed, v->failed, v->elapsed_s,
+		"mesh: %u of %u ranks joined, %u pairs: %u passed,%s %u failed, in %.1f s (bound %.0f s)\n",
+		v->joined, v->n, np, v->passed, flags, v->failed, v->elapsed_s,
 		v->bound_s);
 	fflush(f);
 }
@@ -738,6 +762,8 @@ static void json_hosts(const struct pp_mesh_view *v, struct pp_json *j)
 		pp_json_key_string_or_null(j, "device", f->dev);
 		pp_json_key_uint(j, "port", f->ib_port);
 		pp_json_key_uint(j, "active_mtu", f->active_mtu);
+		pp_json_key_int_or_null(j, "netdev_mtu", f->netdev_mtu != 0,
+					f->netdev_mtu);
 		pp_json_key_int_or_null(j, "gid_index",
 					r->joined && f->gid_index >= 0,
 					f->gid_index);
@@ -790,8 +816,8 @@ void pp_mesh_json_pair(const struct pp_mesh_view *v, struct pp_json *j,
 	const struct pp_mesh_cell *c = cell(v, a, b);
 	/* a pair that passed with nothing kept: both sides reported */
 	struct pp_mesh_detail none = {
-		.side = { { .have = c->code == PP_MESH_OK },
-			  { .have = c->code == PP_MESH_OK } },
+		.side = { { .have = pp_mesh_code_ran(c->code) },
+			  { .have = pp_mesh_code_ran(c->code) } },
 	};
 
 	if (!d)
@@ -835,7 +861,8 @@ static void json_matrix(const struct pp_mesh_view *v, struct pp_json *j)
 			const struct pp_mesh_cell *c = a == b ? NULL :
 								cell(v, a, b);
 
-			if (c && c->code == PP_MESH_OK)
+			if (c && pp_mesh_code_ran(c->code) &&
+			    isfinite(c->median_us))
 				pp_json_double(j, round(c->median_us * 1000) /
 							  1000);
 			else
@@ -887,6 +914,29 @@ static void json_times(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_end_object(j);
 }
 
+/* "flagged_pairs": [{"a", "b", "result"}], the pairs MTU or SLOW. */
+static void json_flagged(const struct pp_mesh_view *v, struct pp_json *j)
+{
+	uint32_t a, b;
+
+	pp_json_key(j, "flagged_pairs");
+	pp_json_begin_array(j);
+	for (a = 0; a < v->n; a++)
+		for (b = a + 1; b < v->n; b++) {
+			const struct pp_mesh_cell *c = cell(v, a, b);
+
+			if (!pp_mesh_code_flagged(c->code))
+				continue;
+			pp_json_begin_object(j);
+			pp_json_key_uint(j, "a", a);
+			pp_json_key_uint(j, "b", b);
+			pp_json_key_string(j, "result",
+					   pp_mesh_code_name(c->code));
+			pp_json_end_object(j);
+		}
+	pp_json_end_array(j);
+}
+
 static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 {
 	uint32_t a, b, i;
@@ -895,8 +945,9 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_begin_object(j);
 	pp_json_key_uint(j, "ranks", v->n);
 	pp_json_key_uint(j, "joined", v->joined);
-	pp_json_key_uint(j, "pairs", v->passed + v->failed);
+	pp_json_key_uint(j, "pairs", v->passed + v->nflagged + v->failed);
 	pp_json_key_uint(j, "passed", v->passed);
+	pp_json_key_uint(j, "flagged", v->nflagged);
 	pp_json_key_uint(j, "failed", v->failed);
 	json_times(v, j);
 	key_us(j, "matrix_median_usec", v->odd.matrix_median_us);
@@ -927,7 +978,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 		for (b = a + 1; b < v->n; b++) {
 			const struct pp_mesh_cell *c = cell(v, a, b);
 
-			if (c->code == PP_MESH_OK)
+			if (pp_mesh_code_ran(c->code))
 				continue;
 			pp_json_begin_object(j);
 			pp_json_key_uint(j, "a", a);
@@ -937,6 +988,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 			pp_json_end_object(j);
 		}
 	pp_json_end_array(j);
+	json_flagged(v, j);
 	pp_json_key(j, "absent");
 	pp_json_begin_array(j);
 	for (i = 0; i < v->n; i++)
@@ -973,6 +1025,13 @@ static void json_head(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_key_uint(j, "rounds", v->rounds);
 	pp_json_key_double(j, "pair_bound_s", v->pair_ms / 1000.0);
 	pp_json_key_double(j, "bound_s", v->bound_s);
+	pp_json_key_int_or_null(j, "expect_mtu", v->expect_mtu != 0,
+				v->expect_mtu);
+	pp_json_key(j, "max_rtt_usec");
+	if (v->max_rtt_us > 0)
+		pp_json_double(j, v->max_rtt_us);
+	else
+		pp_json_null(j);
 	pp_json_end_object(j);
 	pp_json_key(j, "pairs");
 	pp_json_begin_array(j);
@@ -1092,9 +1151,13 @@ static void heat(double t, char *buf, size_t len)
 	snprintf(buf, len, "#%02x%02x40", r, g);
 }
 
+/* A failed pair's colour, and a flagged one's (MTU, SLOW: it ran). */
+#define SVG_FAILED "#202020"
+#define SVG_FLAGGED "#8e44ad"
+
 /* A block of the aggregated picture: the pairs of its ranks. */
 struct block {
-	uint32_t pairs, failed;
+	uint32_t pairs, failed, flagged;
 	uint8_t code; /* the first failure's */
 	double worst_us;
 };
@@ -1116,8 +1179,11 @@ static void svg_key(FILE *f, double lo, double hi, int lm, int y)
 		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s usec (slowest)</text>\n",
 		lm + 160, y, col, lm + 182, y + 12, buf);
 	fprintf(f,
-		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"#202020\"/><text x=\"%d\" y=\"%d\">failed (the step's code)</text>\n",
-		lm + 320, y, lm + 342, y + 12);
+		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">failed (the step's code)</text>\n",
+		lm + 320, y, SVG_FAILED, lm + 342, y + 12);
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">ran, flagged by a threshold (MTU: --expect-mtu, SLOW: --max-rtt)</text>\n",
+		lm, y + 22, SVG_FLAGGED, lm + 22, y + 34);
 }
 
 /*
@@ -1148,7 +1214,9 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 			struct block *p = &bl[(size_t)(a / k) * nb + b / k];
 
 			p->pairs++;
-			if (c->code != PP_MESH_OK) {
+			if (pp_mesh_code_flagged(c->code))
+				p->flagged++;
+			if (!pp_mesh_code_ran(c->code)) {
 				if (!p->failed++)
 					p->code = c->code;
 			} else if (isfinite(c->median_us)) {
@@ -1159,8 +1227,8 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 		}
 	svg_head(f, w, h, v->tool);
 	fprintf(f,
-		" --mesh: %u ranks, %u passed, %u failed; a square is %u x %u pairs: black if any failed, else its slowest pair</text>\n",
-		v->n, v->passed, v->failed, k, k);
+		" --mesh: %u ranks, %u passed, %u flagged, %u failed; a square is %u x %u pairs: black if any failed, else purple if any was flagged, else its slowest pair</text>\n",
+		v->n, v->passed, v->nflagged, v->failed, k, k);
 	for (x = 0; x < nb; x++) {
 		uint32_t r0 = x * k,
 			 r1 = r0 + k - 1 < v->n ? r0 + k - 1 : v->n - 1;
@@ -1182,7 +1250,9 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 			if (!p->pairs)
 				snprintf(col, sizeof(col), "#dddddd");
 			else if (p->failed)
-				snprintf(col, sizeof(col), "#202020");
+				snprintf(col, sizeof(col), SVG_FAILED);
+			else if (p->flagged)
+				snprintf(col, sizeof(col), SVG_FLAGGED);
 			else {
 				t = hi > lo ? log(p->worst_us / lo) /
 						      log(hi / lo) :
@@ -1199,6 +1269,9 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 				fprintf(f, ", %s failed (first %s)",
 					fmt_count(p->failed, b1, sizeof(b1)),
 					pp_mesh_code_name(p->code));
+			if (p->flagged)
+				fprintf(f, ", %s flagged",
+					fmt_count(p->flagged, b1, sizeof(b1)));
 			if (p->worst_us > 0) {
 				fmt_us(p->worst_us, buf, sizeof(buf));
 				fprintf(f, ", slowest %s usec", buf);
@@ -1226,14 +1299,15 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 	if (w < lm + 520)
 		w = lm + 520; /* room for the key */
 	for (k = 0; k < np; k++)
-		if (v->cells[k].code == PP_MESH_OK) {
+		if (pp_mesh_code_ran(v->cells[k].code) &&
+		    isfinite(v->cells[k].median_us)) {
 			lo = fmin(lo, v->cells[k].median_us);
 			hi = fmax(hi, v->cells[k].median_us);
 		}
 	svg_head(f, w, h, v->tool);
 	fprintf(f,
-		" --mesh: median round trip (usec) of each pair, %u ranks, %u passed, %u failed</text>\n",
-		v->n, v->passed, v->failed);
+		" --mesh: median round trip (usec) of each pair, %u ranks, %u passed, %u flagged, %u failed</text>\n",
+		v->n, v->passed, v->nflagged, v->failed);
 	for (a = 0; a < v->n; a++) {
 		fprintf(f,
 			"<text x=\"%d\" y=\"%d\" text-anchor=\"end\" dominant-baseline=\"middle\">",
@@ -1259,8 +1333,10 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 						      log(hi / lo) :
 					      0;
 				heat(t, col, sizeof(col));
+			} else if (pp_mesh_code_flagged(c->code)) {
+				snprintf(col, sizeof(col), SVG_FLAGGED);
 			} else {
-				snprintf(col, sizeof(col), "#202020");
+				snprintf(col, sizeof(col), SVG_FAILED);
 			}
 			fprintf(f,
 				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"white\"><title>",
