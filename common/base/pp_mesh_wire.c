@@ -145,6 +145,7 @@ static void enc_body(const struct pp_mesh_msg *m, struct wr *w)
 		put_str(w, j->version, sizeof(j->version));
 		put_str(w, j->error, sizeof(j->error));
 		put_str(w, j->mesh_id, sizeof(j->mesh_id));
+		put_u(w, j->netdev_mtu, 4);
 		break;
 	case PP_MESH_WELCOME:
 		put_u(w, wl->rank, 4);
@@ -242,6 +243,7 @@ static void dec_join(struct rd *r, struct pp_mesh_join *j)
 	get_str(r, j->version, sizeof(j->version));
 	get_str(r, j->error, sizeof(j->error));
 	get_str(r, j->mesh_id, sizeof(j->mesh_id));
+	j->netdev_mtu = (uint32_t)get_u(r, 4);
 	if (r->err)
 		return;
 	if ((j->want_rank != PP_MESH_RANK_ANY &&
@@ -284,9 +286,9 @@ static void dec_result(struct rd *r, struct pp_mesh_result *rs)
 	}
 	rs->doc = (const char *)r->p + r->at;
 	r->at += rs->doc_len;
-	if (rs->step >= PP_MESH_CODE_COUNT || (flags & ~1u) ||
-	    rs->gid_index < -1 || rs->peer >= PP_MESH_MAX_RANKS ||
-	    rs->path_mtu > 4096)
+	/* MTU and SLOW are rank 0's judgement, never a side's step */
+	if (rs->step >= PP_MESH_MTU || (flags & ~1u) || rs->gid_index < -1 ||
+	    rs->peer >= PP_MESH_MAX_RANKS || rs->path_mtu > 4096)
 		r->err = EPROTO;
 }
 
@@ -365,6 +367,8 @@ static const struct {
 	[PP_MESH_ABSENT] = { "ABSENT", "a rank of the pair never joined" },
 	[PP_MESH_DEVICE] = { "DEV",
 			     "the RDMA device or port could not be opened" },
+	[PP_MESH_MTU] = { "MTU", "the path MTU is below --expect-mtu" },
+	[PP_MESH_SLOW] = { "SLOW", "the median is above --max-rtt" },
 };
 
 const char *pp_mesh_code_name(unsigned int code)
@@ -375,6 +379,16 @@ const char *pp_mesh_code_name(unsigned int code)
 const char *pp_mesh_code_text(unsigned int code)
 {
 	return code < PP_MESH_CODE_COUNT ? codes[code].text : "?";
+}
+
+bool pp_mesh_code_ran(unsigned int code)
+{
+	return code == PP_MESH_OK || pp_mesh_code_flagged(code);
+}
+
+bool pp_mesh_code_flagged(unsigned int code)
+{
+	return code == PP_MESH_MTU || code == PP_MESH_SLOW;
 }
 
 static const struct {

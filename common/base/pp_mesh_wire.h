@@ -17,7 +17,9 @@
  *           among the ranks of its host, below the size) | host | dev
  *           (the device it opened, or tried to) | gid | gid_reason | version |
  *           error (the device could not be opened: why; else empty) |
- *           mesh_id (the mesh this rank belongs to, pp_mesh_env.h)
+ *           mesh_id (the mesh this rank belongs to, pp_mesh_env.h) |
+ *           netdev_mtu u32 (the MTU of the netdev behind its GID; 0: none
+ *           or not known)
  *   WELCOME 0 -> rank: rank u32 | size u32 | pair_ms u32 | round_ms u32
  *   REFUSE  0 -> rank: text (why it may not join)
  *   RUN     0 -> rank: round u32 | peer u32 | role u8 (bit 0: connect, else
@@ -25,7 +27,8 @@
  *           port u32 | pair_ms u32 | token u64 (the pair's: the client
  *           sends it first, the server takes no other client) | peer_host
  *   IDLE    0 -> rank: round u32 (no pair for it this round)
- *   RESULT  rank -> 0: round u32 | peer u32 | step u8 (enum pp_mesh_code) |
+ *   RESULT  rank -> 0: round u32 | peer u32 | step u8 (enum pp_mesh_code,
+ *           below PP_MESH_MTU: rank 0 alone judges the thresholds) |
  *           flags u8 (1: the error line is the peer's) | path_mtu u32 |
  *           ret u32 (errno) | completed u64 | median_ns u64 (UINT64_MAX:
  *           none) | gid_index i16 (-1: none) | gid_type u8 | gid_family u8 |
@@ -46,7 +49,8 @@
 #include "pp_mesh_env.h" /* PP_MESH_ID_MAX */
 
 #define PP_MESH_WIRE_MAGIC 0x50504d53U /* "PPMS" */
-#define PP_MESH_WIRE_VERSION 3 /* 2: JOIN's mesh id, RUN's token; 3: local */
+#define PP_MESH_WIRE_VERSION \
+	4 /* 2: JOIN's mesh id, RUN's token; 3: local; 4: netdev MTU */
 #define PP_MESH_WIRE_HDR 12
 #define PP_MESH_DOC_MAX (1U << 20) /* a pair's document, bytes */
 #define PP_MESH_WIRE_MAX (PP_MESH_DOC_MAX + 4096)
@@ -80,6 +84,9 @@ enum pp_mesh_code {
 	PP_MESH_GONE = 8,     /* a rank of the pair died or stopped answering */
 	PP_MESH_ABSENT = 9,   /* a rank of the pair never joined */
 	PP_MESH_DEVICE = 10,  /* the device or port could not be opened */
+	/* a pair that ran whole, flagged by rank 0 (pp_mesh_code_ran()) */
+	PP_MESH_MTU = 11,  /* its path MTU is below --expect-mtu */
+	PP_MESH_SLOW = 12, /* its median is above --max-rtt */
 	PP_MESH_CODE_COUNT
 };
 
@@ -97,6 +104,7 @@ struct pp_mesh_join {
 	char version[PP_MESH_VER_MAX];
 	char error[PP_MESH_TEXT_MAX];
 	char mesh_id[PP_MESH_ID_MAX];
+	uint32_t netdev_mtu;
 };
 
 struct pp_mesh_welcome {
@@ -196,7 +204,8 @@ int pp_mesh_wire_encode(const struct pp_mesh_msg *m, uint8_t *buf, size_t room,
 
 /**
  * pp_mesh_code_name() - a code's cell in the matrix: "ok", "CONN", "RTR",
- * "RTS", "1ST", "RUN", "DATA", "TIME", "GONE", "ABSENT", "DEV"
+ * "RTS", "1ST", "RUN", "DATA", "TIME", "GONE", "ABSENT", "DEV", "MTU",
+ * "SLOW"
  * @code: enum pp_mesh_code (any value)
  */
 const char *pp_mesh_code_name(unsigned int code);
@@ -207,6 +216,19 @@ const char *pp_mesh_code_name(unsigned int code);
  * @code: enum pp_mesh_code (any value)
  */
 const char *pp_mesh_code_text(unsigned int code);
+
+/**
+ * pp_mesh_code_ran() - did a pair of this code run whole (ok, or flagged by
+ * a threshold: MTU, SLOW), so that its median counts?
+ * @code: enum pp_mesh_code (any value)
+ */
+bool pp_mesh_code_ran(unsigned int code);
+
+/**
+ * pp_mesh_code_flagged() - is @code a threshold's flag (MTU, SLOW)?
+ * @code: enum pp_mesh_code (any value)
+ */
+bool pp_mesh_code_flagged(unsigned int code);
 
 /**
  * pp_mesh_time_name() - a part of a pair's time: its JSON key ("start",

@@ -334,7 +334,7 @@ static const struct opt_def opt_table[] = {
 		.tools = TOOLS_ALL,
 		.min = 256,
 		.max = 4096,
-		.help = "exit 4 when the path MTU is below BYTES (256, 512, 1024, 2048 or 4096), naming the side whose active MTU is lower and its netdev MTU; given on either side, both judge",
+		.help = "exit 4 when the path MTU is below BYTES (256, 512, 1024, 2048 or 4096), naming the side whose active MTU is lower and its netdev MTU; given on either side, both judge; with --mesh, rank 0 judges each pair (cell MTU)",
 		.unset = "none",
 	},
 	{
@@ -343,7 +343,7 @@ static const struct opt_def opt_table[] = {
 		.arg = "USEC",
 		.kind = OPT_USEC,
 		.tools = TOOLS_ALL,
-		.help = "exit 4 when the median round trip is above USEC microseconds (a decimal number, such as 25 or 2.5); the client judges, as it measures",
+		.help = "exit 4 when the median round trip is above USEC microseconds (a decimal number, such as 25 or 2.5); the client judges, as it measures; with --mesh, rank 0 judges each pair (cell SLOW)",
 		.unset = "none",
 	},
 	{
@@ -1243,7 +1243,6 @@ static int opt_check_one_of(const struct pp_opts *o, enum pp_opt_id a,
 static const enum pp_opt_id not_mesh[] = {
 	PP_OPT_PERSISTENT, PP_OPT_PROBE,     PP_OPT_RDMA_CORE, PP_OPT_SAMPLES,
 	PP_OPT_INTERVAL,   PP_OPT_SHOW_GIDS, PP_OPT_BIND,      PP_OPT_CLIENTS,
-	PP_OPT_EXPECT_MTU, PP_OPT_MAX_RTT,
 };
 
 /* The --mesh-* options that need --mesh. */

@@ -223,6 +223,9 @@ static void facts_gid(struct pp_session *s, int fd, struct pp_mesh_join *j)
 	j->gid_type = s->gids[idx].type;
 	j->gid_family = (uint8_t)pp_gid_family(s->gids[idx].raw);
 	pp_gid_format(s->gids[idx].raw, j->gid, sizeof(j->gid));
+	/* as the pair's session reads it (--expect-mtu's line names it) */
+	if (pp_netdev_mtu("", s->gids[idx].ndev, &j->netdev_mtu))
+		j->netdev_mtu = 0;
 }
 
 /*
@@ -443,6 +446,9 @@ static void pair_child(struct rank_ctx *c, const struct pp_mesh_run *run,
 
 	ro.mesh = false;
 	ro.json = false;
+	/* rank 0 judges the thresholds, with its own: one truth per pair */
+	ro.expect_mtu = 0;
+	ro.max_rtt_us = 0;
 	ro.host = (run->role & PP_MESH_ROLE_CONNECT) ? run->peer_host : NULL;
 	ro.port = run->port;
 	if (c->dev[0])
@@ -1746,6 +1752,11 @@ static int root_main(struct rank_ctx *rc, int lfd)
 		.n = rc->env.size,
 		.serial = rc->o->mesh_serial,
 		.pair_ms = pp_mesh_pair_bound_ms(rc->o),
+		.expect_mtu = rc->o->expect_mtu,
+		.asked_mtu = rc->o->mtu,
+		.max_rtt_us = rc->o->max_rtt_us,
+		/* the cell's median is the client's, of the first size */
+		.rtt_size = rc->o->sweep ? 1 : rc->o->size,
 	};
 	/* an unwritable --mesh-prom is said before anyone joins */
 	if (rc->o->mesh_prom && pp_mesh_prom_check(rc->o->mesh_prom, &err)) {

@@ -159,8 +159,9 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 	v->verdicts = calloc(1, sizeof(*v->verdicts));
 	if (!v->added_us || !v->slow || !v->host_id || !v->verdicts)
 		return ENOMEM;
-	v->passed = v->failed = v->joined = v->dev_failed = 0;
+	v->passed = v->failed = v->joined = v->dev_failed = v->nflagged = 0;
 	v->not_selected = 0;
+	memset(v->flagged, 0, sizeof(v->flagged));
 	for (k = 0; k < np; k++) {
 		struct pp_mesh_cell *c = &v->cells[k];
 
@@ -173,8 +174,14 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 			v->passed++;
 			continue;
 		}
+		if (pp_mesh_code_flagged(c->code)) {
+			/* it ran whole: its median stays */
+			v->flagged[c->code]++;
+			v->nflagged++;
+			continue;
+		}
 		v->failed++;
-		c->median_us = NAN; /* a median only for a pair that passed */
+		c->median_us = NAN; /* a median only for a pair that ran */
 	}
 	v->selected = np - v->not_selected;
 	for (i = 0; i < v->n; i++) {
@@ -191,9 +198,10 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 	/* a device that did not open fails the mesh, in a pair or not */
 	if (v->failed || v->joined < v->n || v->dev_failed || v->stopped)
 		v->exit_status = PP_EXIT_FAIL;
+	else if (v->nflagged || v->verdicts->total)
+		v->exit_status = PP_EXIT_FLAGGED;
 	else
-		v->exit_status = v->verdicts->total ? PP_EXIT_FLAGGED :
-						      PP_EXIT_OK;
+		v->exit_status = PP_EXIT_OK;
 	return ret;
 }
 
@@ -371,13 +379,14 @@ static void print_per_rank(const struct pp_mesh_view *v, FILE *f)
 				continue;
 			}
 			used[c->code] = true;
-			if (c->code != PP_MESH_OK) {
+			if (!pp_mesh_code_ran(c->code)) {
 				rs[a].failed++;
 				rs[b].failed++;
 				continue;
 			}
-			rs[a].passed++;
-			rs[b].passed++;
+			/* a flagged pair ran: its median counts, not a pass */
+			rs[a].passed += c->code == PP_MESH_OK;
+			rs[b].passed += c->code == PP_MESH_OK;
 			if (!isfinite(c->median_us))
 				continue;
 			if (c->median_us > rs[a].worst_us) {
@@ -742,9 +751,12 @@ static bool print_failed(const struct pp_mesh_view *v, FILE *f)
 		return false;
 	for (k = 0; k < s->ngroups; k++) {
 		const struct pp_mesh_group *g = &s->group[k];
+		/* a flagged pair ran whole: rank 0's line alone says why */
+		bool flag = pp_mesh_code_flagged(g->code);
+		const char *what = flag ? "flagged" : "failed";
 
 		if (g->count > PP_MESH_EXAMPLES) {
-			fprintf(f, "  failed: %s pairs at %s (%s)%s%s, e.g.",
+			fprintf(f, "  %s: %s pairs at %s (%s)%s%s, e.g.", what,
 				fmt_count(g->count, b1, sizeof(b1)),
 				pp_mesh_code_name(g->code),
 				pp_mesh_code_text(g->code),
@@ -753,18 +765,24 @@ static bool print_failed(const struct pp_mesh_view *v, FILE *f)
 				fprintf(f, "%s %s - %s", e ? "," : "",
 					v->ranks[g->a[e]].label,
 					v->ranks[g->b[e]].label);
+			if (flag) {
+				fputc('\n', f);
+				continue;
+			}
 			fprintf(f, "; the first:\n");
 			side_line(v, g->a[0], g->have[0][0], g->side[0][0], f);
 			side_line(v, g->b[0], g->have[0][1], g->side[0][1], f);
 			continue;
 		}
 		for (e = 0; e < g->count; e++) {
-			fprintf(f, "  failed: %s - %s at %s (%s)%s%s\n",
+			fprintf(f, "  %s: %s - %s at %s (%s)%s%s\n", what,
 				v->ranks[g->a[e]].label,
 				v->ranks[g->b[e]].label,
 				pp_mesh_code_name(g->code),
 				pp_mesh_code_text(g->code),
 				g->why[e][0] ? ": " : "", g->why[e]);
+			if (flag)
+				continue;
 			side_line(v, g->a[e], g->have[e][0], g->side[e][0], f);
 			side_line(v, g->b[e], g->have[e][1], g->side[e][1], f);
 		}
@@ -783,7 +801,10 @@ static const char *nic_name(const struct pp_mesh_view *v, uint32_t i, char *buf,
 	char sh[PP_MESH_HOST_MAX];
 
 	short_host(v->ranks[i].facts.host, sh, sizeof(sh));
-	snprintf(buf, len, "%.200s:%.50s", sh, v->ranks[i].facts.dev);
+	if (v->ranks[i].facts.dev[0]) /* host:device, as the labels */
+		snprintf(buf, len, "%.200s:%.50s", sh, v->ranks[i].facts.dev);
+	else
+		snprintf(buf, len, "%.200s", sh);
 	return buf;
 }
 
@@ -1004,8 +1025,13 @@ static void print_selected(const struct pp_mesh_view *v, FILE *f)
 
 void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f)
 {
-	uint32_t np = v->passed + v->failed;
+	uint32_t np = v->passed + v->nflagged + v->failed;
+	char flags[96] = "";
 
+	if (v->nflagged || v->expect_mtu || v->max_rtt_us > 0)
+		snprintf(flags, sizeof(flags), " %u flagged (MTU %u, SLOW %u),",
+			 v->nflagged, v->flagged[PP_MESH_MTU],
+			 v->flagged[PP_MESH_SLOW]);
 	print_matrix(v, f);
 	fputc('\n', f);
 	print_hosts(v, f);
@@ -1018,8 +1044,8 @@ void pp_mesh_print_text(const struct pp_mesh_view *v, FILE *f)
 	print_times(v, f);
 	print_selected(v, f);
 	fprintf(f,
-		"mesh: %u of %u ranks joined, %u pairs: %u passed, %u failed, in %.1f s (bound %.0f s)\n",
-		v->joined, v->n, np, v->passed, v->failed, v->elapsed_s,
+		"mesh: %u of %u ranks joined, %u pairs: %u passed,%s %u failed, in %.1f s (bound %.0f s)\n",
+		v->joined, v->n, np, v->passed, flags, v->failed, v->elapsed_s,
 		v->bound_s);
 	fflush(f);
 }
@@ -1058,6 +1084,8 @@ static void json_hosts(const struct pp_mesh_view *v, struct pp_json *j)
 		pp_json_key_int_or_null(j, "local", r->joined, r->local);
 		pp_json_key_uint(j, "port", f->ib_port);
 		pp_json_key_uint(j, "active_mtu", f->active_mtu);
+		pp_json_key_int_or_null(j, "netdev_mtu", f->netdev_mtu != 0,
+					f->netdev_mtu);
 		pp_json_key_int_or_null(j, "gid_index",
 					r->joined && f->gid_index >= 0,
 					f->gid_index);
@@ -1110,8 +1138,8 @@ void pp_mesh_json_pair(const struct pp_mesh_view *v, struct pp_json *j,
 	const struct pp_mesh_cell *c = cell(v, a, b);
 	/* a pair that passed with nothing kept: both sides reported */
 	struct pp_mesh_detail none = {
-		.side = { { .have = c->code == PP_MESH_OK },
-			  { .have = c->code == PP_MESH_OK } },
+		.side = { { .have = pp_mesh_code_ran(c->code) },
+			  { .have = pp_mesh_code_ran(c->code) } },
 	};
 
 	if (!d)
@@ -1155,7 +1183,8 @@ static void json_matrix(const struct pp_mesh_view *v, struct pp_json *j)
 			const struct pp_mesh_cell *c = a == b ? NULL :
 								cell(v, a, b);
 
-			if (c && !c->unsel && c->code == PP_MESH_OK)
+			if (c && !c->unsel && pp_mesh_code_ran(c->code) &&
+			    isfinite(c->median_us))
 				pp_json_double(j, round(c->median_us * 1000) /
 							  1000);
 			else
@@ -1296,6 +1325,29 @@ static void json_verdicts(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_key_uint(j, "verdicts_left_off", vd ? vd->total - kept : 0);
 }
 
+/* "flagged_pairs": [{"a", "b", "result"}], the pairs MTU or SLOW. */
+static void json_flagged(const struct pp_mesh_view *v, struct pp_json *j)
+{
+	uint32_t a, b;
+
+	pp_json_key(j, "flagged_pairs");
+	pp_json_begin_array(j);
+	for (a = 0; a < v->n; a++)
+		for (b = a + 1; b < v->n; b++) {
+			const struct pp_mesh_cell *c = cell(v, a, b);
+
+			if (!pp_mesh_code_flagged(c->code))
+				continue;
+			pp_json_begin_object(j);
+			pp_json_key_uint(j, "a", a);
+			pp_json_key_uint(j, "b", b);
+			pp_json_key_string(j, "result",
+					   pp_mesh_code_name(c->code));
+			pp_json_end_object(j);
+		}
+	pp_json_end_array(j);
+}
+
 static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 {
 	uint32_t a, b, i;
@@ -1304,8 +1356,9 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_begin_object(j);
 	pp_json_key_uint(j, "ranks", v->n);
 	pp_json_key_uint(j, "joined", v->joined);
-	pp_json_key_uint(j, "pairs", v->passed + v->failed);
+	pp_json_key_uint(j, "pairs", v->passed + v->nflagged + v->failed);
 	pp_json_key_uint(j, "passed", v->passed);
+	pp_json_key_uint(j, "flagged", v->nflagged);
 	pp_json_key_uint(j, "failed", v->failed);
 	pp_json_key_uint(j, "not_selected", v->not_selected);
 	pp_json_key_uint(j, "device_failed", v->dev_failed);
@@ -1340,7 +1393,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 		for (b = a + 1; b < v->n; b++) {
 			const struct pp_mesh_cell *c = cell(v, a, b);
 
-			if (c->unsel || c->code == PP_MESH_OK)
+			if (c->unsel || pp_mesh_code_ran(c->code))
 				continue;
 			pp_json_begin_object(j);
 			pp_json_key_uint(j, "a", a);
@@ -1350,6 +1403,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 			pp_json_end_object(j);
 		}
 	pp_json_end_array(j);
+	json_flagged(v, j);
 	pp_json_key(j, "absent");
 	pp_json_begin_array(j);
 	for (i = 0; i < v->n; i++)
@@ -1388,6 +1442,13 @@ static void json_head(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_key_uint(j, "rounds", v->rounds);
 	pp_json_key_double(j, "pair_bound_s", v->pair_ms / 1000.0);
 	pp_json_key_double(j, "bound_s", v->bound_s);
+	pp_json_key_int_or_null(j, "expect_mtu", v->expect_mtu != 0,
+				v->expect_mtu);
+	pp_json_key(j, "max_rtt_usec");
+	if (v->max_rtt_us > 0)
+		pp_json_double(j, v->max_rtt_us);
+	else
+		pp_json_null(j);
 	pp_json_end_object(j);
 	pp_json_key(j, "pairs");
 	pp_json_begin_array(j);
@@ -1510,9 +1571,13 @@ static void heat(double t, char *buf, size_t len)
 	snprintf(buf, len, "#%02x%02x40", r, g);
 }
 
+/* A failed pair's colour, and a flagged one's (MTU, SLOW: it ran). */
+#define SVG_FAILED "#202020"
+#define SVG_FLAGGED "#8e44ad"
+
 /* A block of the aggregated picture: the pairs of its ranks. */
 struct block {
-	uint32_t pairs, failed;
+	uint32_t pairs, failed, flagged;
 	uint8_t code; /* the first failure's */
 	double worst_us;
 };
@@ -1540,8 +1605,11 @@ static void svg_key(FILE *f, double lo, double hi, int lm, int y,
 		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s usec (slowest)</text>\n",
 		lm + 160, y, col, lm + 182, y + 12, buf);
 	fprintf(f,
-		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"#202020\"/><text x=\"%d\" y=\"%d\">failed (the step's code)</text>\n",
-		lm + 320, y, lm + 342, y + 12);
+		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">failed (the step's code)</text>\n",
+		lm + 320, y, SVG_FAILED, lm + 342, y + 12);
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">ran, flagged by a threshold (MTU: --expect-mtu, SLOW: --max-rtt)</text>\n",
+		lm, y + 22, SVG_FLAGGED, lm + 22, y + 34);
 }
 
 /*
@@ -1574,7 +1642,9 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 			if (c->unsel)
 				continue;
 			p->pairs++;
-			if (c->code != PP_MESH_OK) {
+			if (pp_mesh_code_flagged(c->code))
+				p->flagged++;
+			if (!pp_mesh_code_ran(c->code)) {
 				if (!p->failed++)
 					p->code = c->code;
 			} else if (isfinite(c->median_us)) {
@@ -1585,8 +1655,8 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 		}
 	svg_head(f, w, h, v->tool);
 	fprintf(f,
-		" --mesh: %u ranks, %u passed, %u failed; a square is %u x %u pairs: black if any failed, else its slowest pair</text>\n",
-		v->n, v->passed, v->failed, k, k);
+		" --mesh: %u ranks, %u passed, %u flagged, %u failed; a square is %u x %u pairs: black if any failed, else purple if any was flagged, else its slowest pair</text>\n",
+		v->n, v->passed, v->nflagged, v->failed, k, k);
 	for (x = 0; x < nb; x++) {
 		uint32_t r0 = x * k,
 			 r1 = r0 + k - 1 < v->n ? r0 + k - 1 : v->n - 1;
@@ -1609,7 +1679,9 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 				snprintf(col, sizeof(col),
 					 x == y ? "#dddddd" : UNSEL_FILL);
 			else if (p->failed)
-				snprintf(col, sizeof(col), "#202020");
+				snprintf(col, sizeof(col), SVG_FAILED);
+			else if (p->flagged)
+				snprintf(col, sizeof(col), SVG_FLAGGED);
 			else {
 				t = hi > lo ? log(p->worst_us / lo) /
 						      log(hi / lo) :
@@ -1626,6 +1698,9 @@ static int write_svg_blocks(const struct pp_mesh_view *v, FILE *f)
 				fprintf(f, ", %s failed (first %s)",
 					fmt_count(p->failed, b1, sizeof(b1)),
 					pp_mesh_code_name(p->code));
+			if (p->flagged)
+				fprintf(f, ", %s flagged",
+					fmt_count(p->flagged, b1, sizeof(b1)));
 			if (p->worst_us > 0) {
 				fmt_us(p->worst_us, buf, sizeof(buf));
 				fprintf(f, ", slowest %s usec", buf);
@@ -1653,14 +1728,15 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 	if (w < lm + 520)
 		w = lm + 520; /* room for the key */
 	for (k = 0; k < np; k++)
-		if (!v->cells[k].unsel && v->cells[k].code == PP_MESH_OK) {
+		if (!v->cells[k].unsel && pp_mesh_code_ran(v->cells[k].code) &&
+		    isfinite(v->cells[k].median_us)) {
 			lo = fmin(lo, v->cells[k].median_us);
 			hi = fmax(hi, v->cells[k].median_us);
 		}
 	svg_head(f, w, h, v->tool);
 	fprintf(f,
-		" --mesh: median round trip (usec) of each pair, %u ranks, %u passed, %u failed</text>\n",
-		v->n, v->passed, v->failed);
+		" --mesh: median round trip (usec) of each pair, %u ranks, %u passed, %u flagged, %u failed</text>\n",
+		v->n, v->passed, v->nflagged, v->failed);
 	for (a = 0; a < v->n; a++) {
 		fprintf(f,
 			"<text x=\"%d\" y=\"%d\" text-anchor=\"end\" dominant-baseline=\"middle\">",
@@ -1688,8 +1764,10 @@ int pp_mesh_write_svg(const struct pp_mesh_view *v, FILE *f)
 						      log(hi / lo) :
 					      0;
 				heat(t, col, sizeof(col));
+			} else if (pp_mesh_code_flagged(c->code)) {
+				snprintf(col, sizeof(col), SVG_FLAGGED);
 			} else {
-				snprintf(col, sizeof(col), "#202020");
+				snprintf(col, sizeof(col), SVG_FAILED);
 			}
 			fprintf(f,
 				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"white\"><title>",

@@ -112,6 +112,15 @@ struct pp_mesh_view {
 	double bound_s;	     /* the mesh's bound, said before it began */
 	double elapsed_s;    /* what it took */
 	const char *stopped; /* the mesh did not finish: why; else NULL */
+	/*
+	 * The thresholds rank 0 judges each pair that ran whole by, when it
+	 * is settled (pp_thresh.h): a path MTU below expect_mtu is MTU, a
+	 * median (of rtt_size bytes) above max_rtt_us is SLOW; 0: none.
+	 * asked_mtu is -m (0: none).
+	 */
+	uint32_t expect_mtu, asked_mtu;
+	double max_rtt_us;
+	uint64_t rtt_size;
 	struct pp_mesh_rank *ranks;  /* n */
 	struct pp_mesh_cell *cells;  /* n * (n - 1) / 2, pp_mesh_pair_index() */
 	struct pp_mesh_store *store; /* made when first needed; NULL: none */
@@ -130,7 +139,14 @@ struct pp_mesh_view {
 	uint32_t passed, failed, joined;
 	uint64_t not_selected; /* pairs --mesh-pairs leaves out */
 	uint32_t dev_failed;   /* joined ranks whose device did not open */
-	int exit_status; /* 0: every selected pair passed, no verdict; 4: a verdict */
+	uint32_t flagged[PP_MESH_CODE_COUNT]; /* by code: MTU, SLOW */
+	uint32_t nflagged;		      /* their sum: ran, not passed */
+	/*
+	 * 0 when every rank joined and every selected pair passed with no
+	 * verdict; 4 when every selected pair ran whole and some are flagged
+	 * or a verdict exists; else 1
+	 */
+	int exit_status;
 };
 
 /**
@@ -205,9 +221,11 @@ void pp_mesh_view_unselect(struct pp_mesh_view *v, uint32_t a, uint32_t b);
 
 /**
  * pp_mesh_view_settle() - the pair @a - @b is over: its cell's code from its
- * two sides (a pair that ran) or as set (one that did not), a failure's
- * reasons into the bounded store, the pair into the --json document being
- * written; what was held for it is freed.  A second call does nothing.
+ * two sides (a pair that ran) or as set (one that did not), then, for a pair
+ * that passed, the thresholds (MTU, SLOW: the line of pp_thresh.h is rank
+ * 0's reason); a failure's or a flag's reasons into the bounded store, the
+ * pair into the --json document being written; what was held for it is
+ * freed.  A second call does nothing.
  * @v: the view
  * @a: a rank of the pair
  * @b: the other

@@ -11,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <infiniband/verbs.h>
+
 #include "pp_mesh_report.h"
 #include "pp_mesh_sched.h"
+#include "pp_thresh.h"
 
 _Static_assert(sizeof(struct pp_mesh_cell) <= 16,
 	       "a cell per pair: 16 bytes, 8.4 million of them at 4,096 ranks");
@@ -182,6 +185,52 @@ static void settle_code(struct pp_mesh_cell *cell,
 		(uint16_t)(s1->r.path_mtu ? s1->r.path_mtu : s0->r.path_mtu);
 }
 
+/* Rank @r as a side of the MTU line: "node3 (rank 2)", its JOIN's MTUs. */
+static void thresh_side(const struct pp_mesh_view *v, uint32_t r,
+			struct pp_thresh_side *side, char *name, size_t len)
+{
+	const struct pp_mesh_join *f = &v->ranks[r].facts;
+
+	snprintf(name, len, "%.*s (rank %u)", (int)strcspn(f->host, "."),
+		 f->host, r);
+	*side = (struct pp_thresh_side){
+		.name = name,
+		.known = true,
+		.ib = f->link_layer == IBV_LINK_LAYER_INFINIBAND,
+		.active_mtu = f->active_mtu,
+		.netdev_mtu = f->netdev_mtu,
+	};
+}
+
+/*
+ * A pair that passed, against the thresholds: MTU (its path MTU below
+ * --expect-mtu) before SLOW (its median above --max-rtt); the lines of
+ * pp_thresh.h are rank 0's reason, both when both miss.
+ */
+static void settle_thresholds(struct pp_mesh_view *v, uint32_t a, uint32_t b,
+			      struct pp_mesh_cell *cell)
+{
+	struct pp_thresh_side sa, sb;
+	char na[PP_MESH_HOST_MAX + 32], nb[PP_MESH_HOST_MAX + 32];
+	char mtu[PP_MESH_TEXT_MAX] = "", rtt[PP_MESH_TEXT_MAX] = "";
+	bool below, above;
+
+	if (cell->code != PP_MESH_OK)
+		return;
+	thresh_side(v, a, &sa, na, sizeof(na));
+	thresh_side(v, b, &sb, nb, sizeof(nb));
+	below = pp_thresh_mtu(v->expect_mtu, cell->path_mtu, v->asked_mtu, &sa,
+			      &sb, mtu, sizeof(mtu));
+	above = isfinite(cell->median_us) &&
+		pp_thresh_rtt(v->max_rtt_us, cell->median_us, v->rtt_size, 0,
+			      rtt, sizeof(rtt));
+	if (!below && !above)
+		return;
+	cell->code = below ? PP_MESH_MTU : PP_MESH_SLOW;
+	pp_mesh_view_why(v, a, b, "%s%s%s", below ? mtu : rtt,
+			 below && above ? "; " : "", below && above ? rtt : "");
+}
+
 /* FNV-1a of @s with each run of digits (and 0x and its hex) as one '#'. */
 static uint64_t hash_text(uint64_t h, const char *s)
 {
@@ -288,6 +337,8 @@ void pp_mesh_view_settle(struct pp_mesh_view *v, uint32_t a, uint32_t b)
 	d = find(v, a, b);
 	if (cell->ran) {
 		settle_code(cell, d);
+		settle_thresholds(v, a, b, cell);
+		d = find(v, a, b);
 		if (cell->code == PP_MESH_GONE && !cell->why) {
 			pp_mesh_view_why(v, a, b, "rank %u sent no result",
 					 d && d->side[0].have ? b : a);

@@ -31,6 +31,11 @@
  *                    error, its peer's side the same step heard from the
  *                    peer; "all" for R: every pair fails
  *   --fail-pair A-B:STEP[:TEXT]   the pair {A, B} alone fails so
+ *   --mtu R|all:ACTIVE:NETDEV   rank R's port: its active MTU and its
+ *                    netdev's MTU, as its JOIN says (default 1024 and
+ *                    1500); a passing pair's path MTU is the lower of its
+ *                    two ranks' active MTUs (by rank: give it without
+ *                    --any)
  *   --answer-ms MS   each RESULT goes out MS after its RUN (0: at once)
  *   --facts MS | MIN-MAX | R:MS   the delay between a rank's connect and
  *                    its JOIN (the real worker reads its device facts
@@ -51,7 +56,9 @@
  *                    --port and --size; under a launcher give it)
  * A pair with rank 0 (rank 0's own worker, which has no device here and
  * reports DEV) gets a CONN heard from the peer on the stand-in's side, so
- * its cell is DEV.  A passing pair's client side carries the median, its
+ * its cell is DEV; unless the stand-in plays rank 0 itself (--ranks with
+ * 0, without --any: rank 0's own worker then never joins, see
+ * pp_sim_nodev.c), when rank 0's pairs are modeled like the others.  A passing pair's client side carries the median, its
  * server side none, as the real ranks do; a RUN asking for the document
  * gets a small JSON object of about --doc-bytes.
  *
@@ -167,8 +174,9 @@ struct model {
 	const char *opt_id; /* --mesh-id */
 	uint8_t tool, transport;
 	double base_us;
-	double *added_us;   /* per rank */
-	int16_t *fail_step; /* per rank, -1: none */
+	double *added_us;		   /* per rank */
+	uint32_t *active_mtu, *netdev_mtu; /* per rank */
+	int16_t *fail_step;		   /* per rank, -1: none */
 	const char **fail_text;
 	int fail_all; /* -1: none, else the step */
 	const char *fail_all_text;
@@ -224,6 +232,7 @@ static void usage(FILE *f, const char *prog)
 		"usage: %s --port P --size N [--root HOST] [--ranks LIST] [--any]\n"
 		"  [--mesh-id ID] [--tool NAME] [--transport NAME] [--base-us US]\n"
 		"  [--add R:US]... [--add-pair A-B:US]... [--per-host K]\n"
+		"  [--mtu R|all:ACTIVE:NETDEV]...\n"
 		"  [--fail R|all:STEP[:TEXT]]... [--fail-pair A-B:STEP[:TEXT]]...\n"
 		"  [--answer-ms MS] [--facts MS|MIN-MAX|R:MS]... [--die R:K]... [--silent R]...\n"
 		"  [--stray MS] [--garbage MS] [--stray-for S] [--join-s S] [--doc-bytes N]\n"
@@ -427,7 +436,8 @@ static void send_join(const struct model *md, struct rank *r)
 	j->gid_index = 1;
 	j->gid_type = PP_GID_TYPE_ROCE_V2;
 	j->gid_family = 1; /* IPv4-mapped (pp_gid.h) */
-	j->active_mtu = 1024;
+	j->active_mtu = md->active_mtu[r->id];
+	j->netdev_mtu = md->netdev_mtu[r->id];
 	snprintf(j->host, sizeof(j->host), "sim%u", r->id / md->per_host);
 	snprintf(j->dev, sizeof(j->dev), "sim%u", r->id % md->per_host);
 	j->local = r->id % md->per_host;
@@ -524,7 +534,7 @@ static void answer(const struct model *md, struct rank *r)
 	res->peer = run->peer;
 	res->median_ns = UINT64_MAX;
 	res->gid_index = -1;
-	if (run->peer == 0) {
+	if (run->peer == 0 && (md->any || !md->plays[0])) {
 		step = PP_MESH_CONNECT;
 		who = 0;
 		text = "rank 0's own worker has no RDMA device here";
@@ -553,7 +563,10 @@ static void answer(const struct model *md, struct rank *r)
 
 		res->step = PP_MESH_OK;
 		res->completed = md->iters;
-		res->path_mtu = 1024;
+		res->path_mtu = md->active_mtu[r->rank] <
+						md->active_mtu[run->peer] ?
+					md->active_mtu[r->rank] :
+					md->active_mtu[run->peer];
 		if (run->role & PP_MESH_ROLE_CONNECT)
 			res->median_ns = (uint64_t)(us * 1000 + 0.5);
 	}
@@ -1113,6 +1126,7 @@ enum {
 	OPT_ITERS,
 	OPT_SEED,
 	OPT_PLACE,
+	OPT_MTU,
 	OPT_HELP,
 };
 
@@ -1143,6 +1157,7 @@ static const struct option longopts[] = {
 	{ "iters", required_argument, NULL, OPT_ITERS },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "place", required_argument, NULL, OPT_PLACE },
+	{ "mtu", required_argument, NULL, OPT_MTU },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1215,7 +1230,7 @@ static bool step_text(const char *s, int *step, const char **text)
 
 static int apply(struct model *md, const struct later *o, const char *prog)
 {
-	uint32_t n = md->size, r;
+	uint32_t n = md->size, r, k;
 	const char *rest, *text;
 	uint64_t v, w;
 	int step;
@@ -1234,6 +1249,22 @@ static int apply(struct model *md, const struct later *o, const char *prog)
 		    !num(rest, NULL, 1000000000, &v))
 			return fail_usage(prog, "--add: not R:USEC", o->arg);
 		md->added_us[r] = (double)v;
+		return 0;
+	case OPT_MTU:
+		if (!rank_colon(o->arg, n, true, &r, &rest) ||
+		    !num(rest, &rest, 4096, &v) || *rest != ':' ||
+		    !num(rest + 1, NULL, 65535, &w) ||
+		    (v != 256 && v != 512 && v != 1024 && v != 2048 &&
+		     v != 4096))
+			return fail_usage(
+				prog,
+				"--mtu: not R|all:ACTIVE:NETDEV (ACTIVE: 256 to 4096)",
+				o->arg);
+		for (k = 0; k < n; k++)
+			if (r == UINT32_MAX || k == r) {
+				md->active_mtu[k] = (uint32_t)v;
+				md->netdev_mtu[k] = (uint32_t)w;
+			}
 		return 0;
 	case OPT_FAIL:
 		if (!rank_colon(o->arg, n, true, &r, &rest) ||
@@ -1493,6 +1524,8 @@ int main(int argc, char **argv)
 		return ret;
 	n = md.size;
 	md.added_us = calloc(n, sizeof(*md.added_us));
+	md.active_mtu = calloc(n, sizeof(*md.active_mtu));
+	md.netdev_mtu = calloc(n, sizeof(*md.netdev_mtu));
 	md.fail_step = calloc(n, sizeof(*md.fail_step));
 	md.fail_text = calloc(n, sizeof(*md.fail_text));
 	md.facts_ms = calloc(n, sizeof(*md.facts_ms));
@@ -1500,13 +1533,16 @@ int main(int argc, char **argv)
 	md.silent = calloc(n, sizeof(*md.silent));
 	md.plays = calloc(n, sizeof(*md.plays));
 	md.place = calloc(n, sizeof(*md.place));
-	if (!md.added_us || !md.fail_step || !md.fail_text || !md.facts_ms ||
-	    !md.die_round || !md.silent || !md.plays || !md.place)
+	if (!md.added_us || !md.active_mtu || !md.netdev_mtu || !md.fail_step ||
+	    !md.fail_text || !md.facts_ms || !md.die_round || !md.silent ||
+	    !md.plays || !md.place)
 		return 1;
 	for (k = 0; k < n; k++) {
 		md.fail_step[k] = -1;
 		md.facts_ms[k] = -1;
 		md.plays[k] = k != 0;
+		md.active_mtu[k] = 1024;
+		md.netdev_mtu[k] = 1500;
 	}
 	for (i = 0; i < nlater; i++) {
 		ret = apply(&md, &later[i], prog);
@@ -1531,6 +1567,8 @@ int main(int argc, char **argv)
 		close_rank(&rk[k]);
 	free(rk);
 	free(md.added_us);
+	free(md.active_mtu);
+	free(md.netdev_mtu);
 	free(md.fail_step);
 	free(md.fail_text);
 	free(md.facts_ms);

@@ -4,7 +4,7 @@
 against pp_mesh_standin playing the other ranks over loopback
 (docs/dev/testing.md, "The mesh at scale").
 
-Usage: sim_test.py CASE --tool PATH --standin PATH --port P [--n N]
+Usage: sim_test.py CASE --tool PATH --standin PATH --port P [--nodev PATH] [--n N]
 
 Cases (N=1024 unless --n says otherwise):
   all_join     every rank reads its facts for ~0.5 s, then joins at once:
@@ -43,9 +43,21 @@ Cases (N=1024 unless --n says otherwise):
                exit 1, before the join; rank 0 interrupted by SIGINT after
                its first round: the file written all the same, exit status
                130, the pairs not run TIME
+  thresh_mtu   (N=8) --expect-mtu 4096, rank 3 at active MTU 1024 (netdev
+               1500), the others 4096 (9000): exactly rank 3's pairs are
+               MTU, the line names its side, 1024 and 1500; every rank
+               exits 4
+  thresh_slow  (N=8) --max-rtt 100, rank 5 adds 200 usec: exactly its
+               pairs are SLOW; every rank exits 4
+  thresh_met   (N=8) both thresholds met: every pair passes; every rank
+               exits 0
+  thresh_fail  (N=8) pair 1-2 fails at RTR besides rank 3's MTU cells:
+               every rank exits 1 (a failure wins over a flag)
 
 Rank 0's own worker has no device here: its N-1 pairs end DEV, and so its
-exit status is 1; every check counts them.  Each process is bounded; a case
+exit status is 1; every check counts them.  The thresh_* cases preload
+pp_sim_nodev.c into rank 0 instead: its own worker never joins, the
+stand-in plays rank 0 too, and the mesh can end 0 or 4.  Each process is bounded; a case
 prints what it checked and, on failure, each failed check and the tails of
 the outputs, and exits 1.
 """
@@ -252,8 +264,15 @@ def first_line(p):
 
 
 def summary_line(p):
-    return p.first(r"^mesh: " + N_ + " of " + N_ + r" ranks joined, " + N_ +
-                   r" pairs: " + N_ + r" passed, " + N_ + r" failed")
+    """Groups: joined, N, pairs, passed, failed, then flagged, MTU and
+    SLOW (None when no threshold was given)."""
+    hit = p.first(r"^mesh: " + N_ + " of " + N_ + r" ranks joined, " + N_ +
+                  r" pairs: " + N_ + r" passed,(?: " + N_ + r" flagged \(MTU " +
+                  N_ + r", SLOW " + N_ + r"\),)? " + N_ + r" failed")
+    if hit is None:
+        return None
+    g = hit[1].groups()
+    return hit[0], (g[0], g[1], g[2], g[3], g[7], g[4], g[5], g[6])
 
 
 def check_mesh(c, r0, n, joined, failed, rc=1):
@@ -271,12 +290,12 @@ def check_mesh(c, r0, n, joined, failed, rc=1):
     pairs = n * (n - 1) // 2
     if not c.check(s is not None, "rank 0's summary line is there"):
         return None
-    g = [num(x) for x in s[1].groups()]
+    g = [num(x) if x is not None else 0 for x in s[1]]
     c.check(g[0] == joined and g[1] == n,
             "summary: %d of %d joined (got %d of %d)" % (joined, n, g[0], g[1]))
-    c.check(g[2] == pairs and g[3] + g[4] == pairs,
-            "summary: %d pairs, passed + failed = pairs (got %d: %d + %d)" %
-            (pairs, g[2], g[3], g[4]))
+    c.check(g[2] == pairs and g[3] + g[4] + g[5] == pairs,
+            "summary: %d pairs, passed + failed + flagged = pairs (got %d: "
+            "%d + %d + %d)" % (pairs, g[2], g[3], g[4], g[5]))
     if failed is not None:
         c.check(g[4] == failed,
                 "summary: %d failed, %d passed (got %d failed, %d passed)" %
@@ -776,6 +795,119 @@ def case_prom_stopped(c, n):
             (time_, pairs))
 
 
+def matrix(p, n):
+    """Rank 0's text matrix: {(a, b): cell} for a != b, or None."""
+    cells = {}
+    for line in p.text().splitlines():
+        m = re.match(r"^ +(\d+)  \S+ +(.*)$", line)
+        if not m or int(m.group(1)) >= n:
+            continue
+        row = m.group(2).split()
+        if len(row) != n:
+            continue
+        a = int(m.group(1))
+        for b, cell in enumerate(row):
+            if b != a:
+                cells[(a, b)] = cell
+    return cells if len(cells) == n * (n - 1) else None
+
+
+def thresh_mesh(c, n, extra, model, rc, name):
+    """Rank 0 with pp_sim_nodev preloaded (its own worker never joins)
+    and @extra; the stand-in plays every rank, rank 0 too, with @model.
+    Checks every rank's exit status @rc; returns rank 0's matrix."""
+    env = clean_env({"OMPI_COMM_WORLD_RANK": "0",
+                     "OMPI_COMM_WORLD_SIZE": str(n),
+                     "LD_PRELOAD": c.a.nodev,
+                     # an ASan build's runtime need not come first
+                     "ASAN_OPTIONS": (os.environ.get("ASAN_OPTIONS", "") +
+                                      ":verify_asan_link_order=0").lstrip(":")})
+    mid = "sim-" + name
+    # -T 2: the own worker gives up on its facts after 4 s, and rank 0
+    # waits for it at most 5 s at the end
+    r0 = c.rank0(n, ["--mesh-id", mid, "--mesh-join", "15", "-T", "2"] +
+                 extra, env=env)
+    s = c.standin(n, ["--mesh-id", mid, "--ranks", "0-%d" % (n - 1),
+                      "--join-s", "15"] + model)
+    r0.wait(25)
+    s.wait(r0.elapsed + 10)
+    g = check_mesh(c, r0, n, n, None, rc=rc)
+    check_standin(c, s, welcomed=n, ended=n)
+    c.check(re.search(r"standin: end status %d: %d ranks" % (rc, n), s.text())
+            is not None, "every rank, rank 0's slot too, got END with "
+            "status %d" % rc)
+    cells = matrix(r0, n)
+    c.check(cells is not None, "rank 0 printed the %d x %d matrix" % (n, n))
+    return g, cells or {}
+
+
+def case_thresh_mtu(c, n):
+    low = 3
+    g, cells = thresh_mesh(c, n, ["--expect-mtu", "4096"],
+                           ["--mtu", "all:4096:9000", "--mtu",
+                            "%d:1024:1500" % low], 4, "mtu")
+    mtu = sorted(p for p, v in cells.items() if v == "MTU")
+    want = sorted(p for p in cells if low in p)
+    c.check(mtu == want, "exactly rank %d's pairs are MTU (got %s)" %
+            (low, mtu))
+    c.check(all(re.match(r"^[\d.]+$", v) for p, v in cells.items()
+                if low not in p), "every other pair shows its median")
+    lines = re.findall(r"flagged: .* at MTU \(.*?\): (.*)", c.procs[0].text())
+    want_line = ("path MTU 1024 is below --expect-mtu 4096: the active MTU "
+                 "of sim%d (rank %d) is 1024 (netdev MTU 1500), of " %
+                 (low, low))
+    c.check(lines and all(want_line in l and "raise its netdev MTU to at "
+                          "least 4200" in l for l in lines),
+            "the MTU line names rank %d's side, active 1024, netdev 1500 "
+            "(said: %s)" % (low, lines[0] if lines else "nothing"))
+    if g:
+        c.check(g[5] == n - 1 and g[6] == n - 1 and g[7] == 0 and g[4] == 0,
+                "summary: %d flagged (MTU %d, SLOW 0), 0 failed (got %s)" %
+                (n - 1, n - 1, g))
+
+
+def case_thresh_slow(c, n):
+    slow = 5
+    g, cells = thresh_mesh(c, n, ["--max-rtt", "100"],
+                           ["--mtu", "all:4096:9000", "--base-us", "20",
+                            "--add", "%d:200" % slow], 4, "slow")
+    got = sorted(p for p, v in cells.items() if v == "SLOW")
+    want = sorted(p for p in cells if slow in p)
+    c.check(got == want, "exactly rank %d's pairs are SLOW (got %s)" %
+            (slow, got))
+    c.check(re.search(r"flagged: .* at SLOW \(.*?\): median round trip "
+                      r"220\.000 usec is above --max-rtt 100 usec",
+                      c.procs[0].text()) is not None,
+            "the SLOW line names the median 220 usec and the limit")
+    if g:
+        c.check(g[5] == n - 1 and g[7] == n - 1 and g[4] == 0,
+                "summary: %d flagged (SLOW), 0 failed (got %s)" % (n - 1, g))
+
+
+def case_thresh_met(c, n):
+    g, cells = thresh_mesh(c, n, ["--expect-mtu", "4096", "--max-rtt", "100"],
+                           ["--mtu", "all:4096:9000"], 0, "met")
+    c.check(cells and all(re.match(r"^[\d.]+$", v) for v in cells.values()),
+            "every pair shows its median")
+    if g:
+        c.check(g[3] == n * (n - 1) // 2 and g[5] == 0 and g[4] == 0,
+                "summary: every pair passed, 0 flagged, 0 failed (got %s)" %
+                g)
+
+
+def case_thresh_fail(c, n):
+    low = 3
+    g, cells = thresh_mesh(c, n, ["--expect-mtu", "4096"],
+                           ["--mtu", "all:4096:9000", "--mtu",
+                            "%d:1024:1500" % low, "--fail-pair", "1-2:RTR"],
+                           1, "fail")
+    c.check(cells.get((1, 2)) == "RTR" and cells.get((0, low)) == "MTU",
+            "the matrix has pair 1-2 RTR and rank %d's pairs MTU" % low)
+    if g:
+        c.check(g[4] == 1 and g[6] == n - 1,
+                "summary: 1 failed, %d MTU (got %s)" % (n - 1, g))
+
+
 CASES = {
     "all_join": (case_all_join, 1024),
     "slow_rank": (case_slow_rank, 1024),
@@ -789,6 +921,10 @@ CASES = {
     "rails": (case_rails, 8),
     "prom": (case_prom, 8),
     "prom_stopped": (case_prom_stopped, 6),
+    "thresh_mtu": (case_thresh_mtu, 8),
+    "thresh_slow": (case_thresh_slow, 8),
+    "thresh_met": (case_thresh_met, 8),
+    "thresh_fail": (case_thresh_fail, 8),
 }
 
 
@@ -799,6 +935,7 @@ def main():
     ap.add_argument("--tool", required=True)
     ap.add_argument("--standin", required=True)
     ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--nodev", help="pp_sim_nodev.so (the thresh_* cases)")
     ap.add_argument("--n", type=int, help="the number of ranks (default: the case's)")
     a = ap.parse_args()
     fn, n = CASES[a.case]

@@ -358,6 +358,176 @@ START_TEST(report_json_svg)
 }
 END_TEST
 
+/*
+ * Four ranks judged by --expect-mtu 4096 and --max-rtt 50: rank 2's port
+ * runs at 1024 (netdev 1500), the others at 4096 (netdev 9000); pair 0-3
+ * is slow.  @fail: pair 1-3 fails at RTR instead.  With @json, the
+ * document is begun before the pairs are settled, as rank 0 does.
+ */
+static void build_thresh(struct pp_mesh_view *v, bool fail, bool judge,
+			 FILE *json)
+{
+	static struct pp_mesh_rank ranks[4];
+	static struct pp_mesh_cell cells[6];
+	uint32_t i, a, b;
+
+	memset(ranks, 0, sizeof(ranks));
+	memset(cells, 0, sizeof(cells));
+	for (i = 0; i < 4; i++) {
+		struct pp_mesh_join *j = &ranks[i].facts;
+
+		ranks[i].joined = true;
+		snprintf(j->host, sizeof(j->host), "node%u.example.com", i);
+		j->link_layer = 2; /* Ethernet: RoCE */
+		j->active_mtu = i == 2 ? 1024 : 4096;
+		j->netdev_mtu = i == 2 ? 1500 : 9000;
+		j->gid_index = -1;
+	}
+	for (i = 0; i < 6; i++)
+		cells[i].median_us = NAN;
+	*v = (struct pp_mesh_view){
+		.tool = "rc_pingpong",
+		.transport = "rc",
+		.n = 4,
+		.rounds = 3,
+		.ranks = ranks,
+		.cells = cells,
+		.expect_mtu = judge ? 4096 : 0,
+		.max_rtt_us = judge ? 50 : 0,
+		.rtt_size = 4096,
+	};
+	if (json)
+		ck_assert_int_eq(pp_mesh_view_begin_json(v, json), 0);
+	for (a = 0; a < 4; a++)
+		for (b = a + 1; b < 4; b++) {
+			uint32_t mtu = a == 2 || b == 2 ? 1024 : 4096;
+			bool bad = fail && a == 1 && b == 3;
+
+			ran(v, a, b, a);
+			side(v, a, b, bad ? PP_MESH_RTR : PP_MESH_OK, false,
+			     bad ? "RTR failed" : "", NAN, mtu, NULL);
+			side(v, b, a, bad ? PP_MESH_CONNECT : PP_MESH_OK, bad,
+			     bad ? "server: RTR failed" : "",
+			     a == 0 && b == 3 ? 80.5 : 30, mtu, NULL);
+			pp_mesh_view_settle(v, a, b);
+		}
+}
+
+START_TEST(report_thresholds)
+{
+	struct pp_mesh_view v;
+	const struct pp_mesh_cell *c;
+	char *t = NULL, *js = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&js, &len);
+
+	ck_assert_ptr_nonnull(f);
+	build_thresh(&v, false, true, f);
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	/* exactly rank 2's pairs are MTU; 0-3 is SLOW; the rest pass */
+	ck_assert_uint_eq(v.cells[pp_mesh_pair_index(4, 0, 2)].code,
+			  PP_MESH_MTU);
+	ck_assert_uint_eq(v.cells[pp_mesh_pair_index(4, 1, 2)].code,
+			  PP_MESH_MTU);
+	ck_assert_uint_eq(v.cells[pp_mesh_pair_index(4, 2, 3)].code,
+			  PP_MESH_MTU);
+	ck_assert_uint_eq(v.cells[pp_mesh_pair_index(4, 0, 3)].code,
+			  PP_MESH_SLOW);
+	ck_assert_uint_eq(v.cells[pp_mesh_pair_index(4, 0, 1)].code,
+			  PP_MESH_OK);
+	ck_assert_uint_eq(v.cells[pp_mesh_pair_index(4, 1, 3)].code,
+			  PP_MESH_OK);
+	/* a flagged pair ran: its median and path MTU stay */
+	c = &v.cells[pp_mesh_pair_index(4, 0, 3)];
+	ck_assert(c->median_us == 80.5);
+	c = &v.cells[pp_mesh_pair_index(4, 1, 2)];
+	ck_assert(c->median_us == 30);
+	ck_assert_uint_eq(c->path_mtu, 1024);
+	ck_assert_uint_eq(v.passed, 2);
+	ck_assert_uint_eq(v.nflagged, 4);
+	ck_assert_uint_eq(v.flagged[PP_MESH_MTU], 3);
+	ck_assert_uint_eq(v.flagged[PP_MESH_SLOW], 1);
+	ck_assert_uint_eq(v.failed, 0);
+	ck_assert_int_eq(v.exit_status, 4);
+	t = render(&v, 0);
+	ck_assert_msg(strstr(t,
+			     "   1  node1    30.0       -     MTU    30.0\n"),
+		      "%s", t);
+	ck_assert_msg(
+		strstr(t,
+		       "; MTU the path MTU is below --expect-mtu; SLOW the median is above --max-rtt\n"),
+		"%s", t);
+	/* the line names rank 2's side, its active MTU and netdev MTU */
+	ck_assert_msg(
+		strstr(t,
+		       "  flagged: node1 - node2 at MTU (the path MTU is below --expect-mtu): path MTU 1024 is below --expect-mtu 4096: the active MTU of node2 (rank 2) is 1024 (netdev MTU 1500), of node1 (rank 1) 4096: raise its netdev MTU to at least 4200 (4096 and the RoCE headers), or give --expect-mtu 1024\n"),
+		"%s", t);
+	ck_assert_msg(
+		strstr(t,
+		       "  flagged: node0 - node3 at SLOW (the median is above --max-rtt): median round trip 80.500 usec is above --max-rtt 50 usec (size 4096)\n"),
+		"%s", t);
+	ck_assert_msg(
+		strstr(t,
+		       "mesh: 4 of 4 ranks joined, 6 pairs: 2 passed, 4 flagged (MTU 3, SLOW 1), 0 failed, in "),
+		"%s", t);
+	ck_assert_ptr_null(strstr(t, "no failure on this side"));
+	free(t);
+	ck_assert_int_eq(pp_mesh_view_end_json(&v), 0);
+	fclose(f);
+	t = js;
+	ck_assert_msg(pp_json_valid(t), "%s", t);
+	ck_assert_ptr_nonnull(
+		strstr(t, "\"expect_mtu\":4096,\"max_rtt_usec\":50}"));
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"{\"a\":0,\"b\":3,\"round\":0,\"result\":\"SLOW\",\"passed\":false,\"median_usec\":80.5,\"path_mtu\":4096,\"why\":\"median round trip 80.500 usec"));
+	ck_assert_ptr_nonnull(strstr(t, "\"netdev_mtu\":1500"));
+	ck_assert_ptr_nonnull(
+		strstr(t, "\"median_usec\":[[null,30,30,80.5]\n"));
+	ck_assert_ptr_nonnull(
+		strstr(t, "\"passed\":2,\"flagged\":4,\"failed\":0,"));
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"\"failed_pairs\":[],\"flagged_pairs\":[{\"a\":0,\"b\":2,\"result\":\"MTU\"},{\"a\":0,\"b\":3,\"result\":\"SLOW\"},"));
+	ck_assert_ptr_nonnull(strstr(t, "\"exit_status\":4}}\n"));
+	free(t);
+	t = render(&v, 2);
+	ck_assert_ptr_nonnull(strstr(t, "node0 - node3: SLOW</title>"));
+	ck_assert_ptr_nonnull(strstr(t, "fill=\"#8e44ad\" stroke"));
+	ck_assert_ptr_null(strstr(t, "fill=\"#202020\" stroke"));
+	free(t);
+	pp_mesh_view_free(&v);
+
+	/* a failure besides the flags: 1 wins */
+	build_thresh(&v, true, true, NULL);
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_uint_eq(v.failed, 1);
+	ck_assert_uint_eq(v.nflagged, 4);
+	ck_assert_int_eq(v.exit_status, 1);
+	pp_mesh_view_free(&v);
+
+	/* no thresholds given: every pair passes, 0, no "flagged" */
+	build_thresh(&v, false, false, NULL);
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	ck_assert_uint_eq(v.passed, 6);
+	ck_assert_uint_eq(v.nflagged, 0);
+	/*
+	 * but pair 0-3 is 50 usec above the others: with 4 ranks a link
+	 * cannot be told from its ends, so both ends are named, and 4
+	 */
+	ck_assert_uint_eq(v.verdicts->total, 2);
+	ck_assert_int_eq(v.exit_status, 4);
+	t = render(&v, 0);
+	ck_assert_msg(
+		strstr(t,
+		       "verdict: slow NIC node3 (rank 3, the host's only NIC in this mesh) adds 25.2 usec to each of its 3 pairs"),
+		"%s", t);
+	ck_assert_ptr_nonnull(strstr(t, "6 pairs: 6 passed, 0 failed, in"));
+	free(t);
+	pp_mesh_view_free(&v);
+}
+END_TEST
+
 /* @n ranks "h0", "h1", ..., joined, every pair unsettled. */
 static void big(struct pp_mesh_view *v, uint32_t n)
 {
@@ -1114,6 +1284,7 @@ static Suite *mesh_report_suite(void)
 	tcase_add_test(tc, odd_median_in_place);
 	tcase_add_test(tc, report_text);
 	tcase_add_test(tc, report_json_svg);
+	tcase_add_test(tc, report_thresholds);
 	tcase_add_test(tc, report_matrix_switch);
 	tcase_add_test(tc, report_json_streamed);
 	tcase_add_test(tc, report_svg_blocks);

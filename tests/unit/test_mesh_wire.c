@@ -39,6 +39,7 @@ static void sample(uint16_t type, struct pp_mesh_msg *m)
 			.gid_index = 1,
 			.active_mtu = 4096,
 			.local = 5,
+			.netdev_mtu = 9000,
 		};
 		strcpy(m->u.join.host, "node07.example.com");
 		strcpy(m->u.join.dev, "rxe0");
@@ -158,7 +159,7 @@ START_TEST(hostile_fields)
 {
 	uint8_t buf[ROOM], *b = buf + PP_MESH_WIRE_HDR;
 	struct pp_mesh_msg m, d;
-	uint16_t type;
+	uint16_t type, t;
 	uint32_t len;
 	size_t n;
 
@@ -250,6 +251,16 @@ START_TEST(hostile_fields)
 	ck_assert_int_eq(pp_mesh_wire_decode(PP_MESH_RESULT, b,
 					     n - PP_MESH_WIRE_HDR, &d),
 			 EPROTO);
+	/* MTU and SLOW are rank 0's judgement: no side reports them */
+	for (t = PP_MESH_MTU; t <= PP_MESH_SLOW; t++) {
+		sample(PP_MESH_RESULT, &m);
+		m.u.result.step = (uint8_t)t;
+		ck_assert_int_eq(pp_mesh_wire_encode(&m, buf, sizeof(buf), &n),
+				 0);
+		ck_assert_int_eq(pp_mesh_wire_decode(PP_MESH_RESULT, b,
+						     n - PP_MESH_WIRE_HDR, &d),
+				 EPROTO);
+	}
 	/* a NUL inside the document */
 	sample(PP_MESH_RESULT, &m);
 	m.u.result.doc = "{\"a\":\0}";
@@ -310,7 +321,15 @@ START_TEST(code_names)
 	ck_assert_str_eq(pp_mesh_code_name(PP_MESH_RTR), "RTR");
 	ck_assert_str_eq(pp_mesh_code_name(PP_MESH_FIRST), "1ST");
 	ck_assert_str_eq(pp_mesh_code_name(PP_MESH_GONE), "GONE");
+	ck_assert_str_eq(pp_mesh_code_name(PP_MESH_MTU), "MTU");
+	ck_assert_str_eq(pp_mesh_code_name(PP_MESH_SLOW), "SLOW");
 	ck_assert_str_eq(pp_mesh_code_name(99), "?");
+	ck_assert(pp_mesh_code_ran(PP_MESH_OK));
+	ck_assert(pp_mesh_code_ran(PP_MESH_MTU));
+	ck_assert(pp_mesh_code_ran(PP_MESH_SLOW));
+	ck_assert(!pp_mesh_code_ran(PP_MESH_DEVICE));
+	ck_assert(!pp_mesh_code_flagged(PP_MESH_OK));
+	ck_assert(pp_mesh_code_flagged(PP_MESH_SLOW));
 	ck_assert_str_eq(pp_mesh_code_text(PP_MESH_DATA),
 			 "data check (-c) found a mismatch");
 }

@@ -478,11 +478,11 @@ START_TEST(test_thresholds)
 	ck_assert(o.max_rtt_us == 0.001);
 	expect_ok(&o, PP_TOOL_XRC, "--expect-mtu 1024"); /* a server judges */
 	ck_assert_uint_eq(o.expect_mtu, 1024);
-	/* the mesh's rank 0 does not judge them yet: refused, not ignored */
-	expect_fail(PP_TOOL_SRQ, "--mesh --max-rtt 30", EINVAL,
-		    "--max-rtt is not available with --mesh", NULL);
-	expect_fail(PP_TOOL_RC, "--mesh --expect-mtu 4096", EINVAL,
-		    "--expect-mtu is not available with --mesh", NULL);
+	/* the mesh's rank 0 judges each pair: no host, yet --max-rtt */
+	expect_ok(&o, PP_TOOL_SRQ, "--mesh --max-rtt 30");
+	ck_assert(o.max_rtt_us == 30.0);
+	expect_ok(&o, PP_TOOL_RC, "--mesh --expect-mtu 4096");
+	ck_assert_uint_eq(o.expect_mtu, 4096);
 	expect_ok(&o, PP_TOOL_RC, "host");
 	ck_assert_uint_eq(o.expect_mtu, 0);
 	ck_assert(o.max_rtt_us == 0.0);
