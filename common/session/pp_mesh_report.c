@@ -1325,18 +1325,24 @@ static void json_verdicts(const struct pp_mesh_view *v, struct pp_json *j)
 	pp_json_key_uint(j, "verdicts_left_off", vd ? vd->total - kept : 0);
 }
 
-/* "flagged_pairs": [{"a", "b", "result"}], the pairs MTU or SLOW. */
-static void json_flagged(const struct pp_mesh_view *v, struct pp_json *j)
+/*
+ * @key: [{"a", "b", "result"}] of the selected pairs that failed, or with
+ * @flagged, of those that ran but were flagged (MTU, SLOW).
+ */
+static void json_pair_list(const struct pp_mesh_view *v, struct pp_json *j,
+			   const char *key, bool flagged)
 {
 	uint32_t a, b;
 
-	pp_json_key(j, "flagged_pairs");
+	pp_json_key(j, key);
 	pp_json_begin_array(j);
 	for (a = 0; a < v->n; a++)
 		for (b = a + 1; b < v->n; b++) {
 			const struct pp_mesh_cell *c = cell(v, a, b);
 
-			if (!pp_mesh_code_flagged(c->code))
+			if (c->unsel ||
+			    (flagged ? !pp_mesh_code_flagged(c->code) :
+				       pp_mesh_code_ran(c->code)))
 				continue;
 			pp_json_begin_object(j);
 			pp_json_key_uint(j, "a", a);
@@ -1350,7 +1356,7 @@ static void json_flagged(const struct pp_mesh_view *v, struct pp_json *j)
 
 static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 {
-	uint32_t a, b, i;
+	uint32_t i;
 
 	pp_json_key(j, "summary");
 	pp_json_begin_object(j);
@@ -1387,23 +1393,8 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 			pp_json_null(j);
 	pp_json_end_array(j);
 	json_verdicts(v, j);
-	pp_json_key(j, "failed_pairs");
-	pp_json_begin_array(j);
-	for (a = 0; a < v->n; a++)
-		for (b = a + 1; b < v->n; b++) {
-			const struct pp_mesh_cell *c = cell(v, a, b);
-
-			if (c->unsel || pp_mesh_code_ran(c->code))
-				continue;
-			pp_json_begin_object(j);
-			pp_json_key_uint(j, "a", a);
-			pp_json_key_uint(j, "b", b);
-			pp_json_key_string(j, "result",
-					   pp_mesh_code_name(c->code));
-			pp_json_end_object(j);
-		}
-	pp_json_end_array(j);
-	json_flagged(v, j);
+	json_pair_list(v, j, "failed_pairs", false);
+	json_pair_list(v, j, "flagged_pairs", true);
 	pp_json_key(j, "absent");
 	pp_json_begin_array(j);
 	for (i = 0; i < v->n; i++)
