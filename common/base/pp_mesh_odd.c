@@ -126,11 +126,11 @@ static double median_strided(const double *v, size_t stride, size_t n,
 }
 
 /* e(i): the median of the triangles of @i over evenly spread others. */
-static double estimate(uint32_t n, const double *us, size_t stride, uint32_t i,
-		       uint32_t *peer, double *tri)
+/* The m others of rank @i that its estimate looks at, spread evenly. */
+static uint32_t spread_peers(uint32_t n, uint32_t i, uint32_t *peer)
 {
 	uint32_t m = n - 1 < PP_MESH_ODD_PEERS ? n - 1 : PP_MESH_ODD_PEERS;
-	uint32_t j, k, t = 0;
+	uint32_t j;
 
 	for (j = 0; j < m; j++) {
 		/* the j-th of m ranks spread over the n - 1 others */
@@ -138,6 +138,15 @@ static double estimate(uint32_t n, const double *us, size_t stride, uint32_t i,
 
 		peer[j] = o >= i ? o + 1 : o;
 	}
+	return m;
+}
+
+static double estimate(uint32_t n, const double *us, size_t stride, uint32_t i,
+		       uint32_t *peer, double *tri)
+{
+	uint32_t m = spread_peers(n, i, peer);
+	uint32_t j, k, t = 0;
+
 	for (j = 0; j < m; j++)
 		for (k = j + 1; k < m; k++) {
 			double x = rtt(n, us, stride, i, peer[j]) +
@@ -150,25 +159,51 @@ static double estimate(uint32_t n, const double *us, size_t stride, uint32_t i,
 	return pp_mesh_median(tri, t);
 }
 
+/*
+ * s: 1.4826 x the median of |rtt(i,j) - e(i) - e(j)| over each rank's
+ * spread peers (pp_mesh_odd.h); 0 when no pair has all three.
+ */
+static double noise(uint32_t n, const double *us, size_t stride,
+		    const double *e, uint32_t *peer, double *r)
+{
+	uint32_t i, j, m;
+	size_t t = 0;
+
+	for (i = 0; i < n; i++) {
+		m = spread_peers(n, i, peer);
+		for (j = 0; j < m; j++) {
+			double x = rtt(n, us, stride, i, peer[j]) - e[i] -
+				   e[peer[j]];
+
+			if (isfinite(x))
+				r[t++] = fabs(x);
+		}
+	}
+	return t ? 1.4826 * pp_mesh_median(r, (uint32_t)t) : 0;
+}
+
 int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 			      double *added_us, bool *slow,
 			      struct pp_mesh_odd *res)
 {
 	size_t npairs = (size_t)n * (n > 0 ? n - 1 : 0) / 2;
 	uint32_t m = PP_MESH_ODD_PEERS, i;
-	double *all, *e, *tri, thr;
+	double *all, *e, *tri;
 	uint64_t *cnt;
 	uint32_t *peer;
 	int ret = ENOMEM;
 
 	res->matrix_median_us = NAN;
 	res->baseline_us = NAN;
+	res->noise_us = NAN;
+	res->bar_us = NAN;
 	res->nslow = 0;
 	for (i = 0; i < n; i++) {
 		added_us[i] = NAN;
 		slow[i] = false;
 	}
-	all = calloc((size_t)n + 1, sizeof(*all));
+	/* room for the e(i), then for the residuals of noise() */
+	all = calloc((size_t)n * m + 1, sizeof(*all));
 	cnt = calloc(65536, sizeof(*cnt));
 	e = calloc((size_t)n + 1, sizeof(*e));
 	tri = calloc((size_t)m * m / 2 + 1, sizeof(*tri));
@@ -186,12 +221,14 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	res->baseline_us = lower_median(all, n);
 	if (!isfinite(res->baseline_us))
 		goto out;
-	thr = fmax(PP_MESH_ODD_MIN_US, res->baseline_us);
+	res->noise_us = noise(n, pair_us, stride, e, peer, all);
+	res->bar_us = fmax(fmax(PP_MESH_ODD_MIN_US, res->baseline_us),
+			   PP_MESH_ODD_NOISE_K * res->noise_us);
 	for (i = 0; i < n; i++) {
 		if (!isfinite(e[i]))
 			continue;
 		added_us[i] = e[i] - res->baseline_us;
-		slow[i] = added_us[i] >= thr;
+		slow[i] = added_us[i] >= res->bar_us;
 		res->nslow += slow[i];
 	}
 out:

@@ -20,6 +20,17 @@
  * neighbours are not blamed for the pair they share with it.  Failed pairs
  * (NaN) are left out; a rank without a usable triangle is not judged.
  * Fewer than 3 ranks: nothing can be told apart, no rank is judged.
+ *
+ * The matrix's own noise raises that bar: what the model leaves of a pair,
+ * r(i,j) = rtt(i,j) - e(i) - e(j), is noise where the model holds (slow
+ * ranks are in e, not in r), and s = 1.4826 x the median of |r| over the
+ * pairs the estimates look at is its spread (a standard deviation, for
+ * normal noise, that a few odd pairs do not move).  A rank is slow only
+ * when it adds at least PP_MESH_ODD_NOISE_K x s too: on a fabric whose
+ * round trips wander by a few percent the bar stays max(MIN, B); on one
+ * that wanders by half (software RDMA under emulation) chance alone does
+ * not name a rank.  The bar, max(MIN, B, K x s), is also what a slow
+ * link must take beyond its prediction (pp_mesh_verdict.h).
  */
 #ifndef PP_MESH_ODD_H
 #define PP_MESH_ODD_H
@@ -28,12 +39,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PP_MESH_ODD_PEERS 32   /* others a rank's estimate looks at, at most */
-#define PP_MESH_ODD_MIN_US 5.0 /* less than this added is never "slow" */
+#define PP_MESH_ODD_PEERS 32	/* others a rank's estimate looks at, at most */
+#define PP_MESH_ODD_MIN_US 5.0	/* less than this added is never "slow" */
+#define PP_MESH_ODD_NOISE_K 3.0 /* the bar: at least this many spreads */
 
 struct pp_mesh_odd {
 	double matrix_median_us; /* median of the pairs that passed; NaN: none */
 	double baseline_us;	 /* B: a typical rank's share c/2; NaN: none */
+	double noise_us;	 /* s: the spread of what the model leaves */
+	double bar_us;		 /* max(MIN, B, K x s): slow from this on */
 	uint32_t nslow;		 /* ranks found slow */
 };
 

@@ -384,7 +384,8 @@ static void judge_links(struct work *w)
 {
 	const struct pp_mesh_verdict_in *in = w->in;
 	const double b2 = 2 * in->baseline_us;
-	const double thr = fmax(PP_MESH_ODD_MIN_US, in->baseline_us);
+	const double thr =
+		fmax(fmax(PP_MESH_ODD_MIN_US, in->baseline_us), in->bar_us);
 	bool slow_links = in->n >= PP_MESH_VERDICT_LINK_RANKS &&
 			  isfinite(in->baseline_us);
 	uint32_t n = in->n, a, b;

@@ -22,8 +22,9 @@
  * rtt(a,b) = c + d(a) + d(b) = e(a) + e(b).  The residual
  *     r(a,b) = rtt(a,b) - (e(a) + e(b)) = rtt(a,b) - (2B + d(a) + d(b))
  * is what the pair takes beyond what its ends explain.  A link is slow when
- * r(a,b) >= max(PP_MESH_ODD_MIN_US, B): the pair is slower by at least a
- * typical rank's whole share, the same bar a rank must clear.  The ends are
+ * r(a,b) >= max(PP_MESH_ODD_MIN_US, B, K x s): the pair is slower by at
+ * least a typical rank's whole share and by more than the matrix's own
+ * noise, the same bar a rank must clear (pp_mesh_odd.h).  The ends are
  * not blamed: e(a) is the median of the triangles (rtt(a,j) + rtt(a,k) -
  * rtt(j,k)) / 2 over m = min(N - 1, PP_MESH_ODD_PEERS) others.  One slow
  * pair (a,b) moves only the m - 1 triangles of a that have b as j or k, of
@@ -122,6 +123,7 @@ struct pp_mesh_verdict_in {
 	const double *added_us; /* n: pp_mesh_odd_judge()'s */
 	const bool *slow;	/* n: pp_mesh_odd_judge()'s */
 	double baseline_us;	/* pp_mesh_odd_judge()'s B */
+	double bar_us;		/* pp_mesh_odd_judge()'s bar; 0: max(MIN, B) */
 };
 
 struct pp_mesh_verdicts {

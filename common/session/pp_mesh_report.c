@@ -129,6 +129,7 @@ static int judge_verdicts(struct pp_mesh_view *v)
 		.added_us = v->added_us,
 		.slow = v->slow,
 		.baseline_us = v->odd.baseline_us,
+		.bar_us = v->odd.bar_us,
 	};
 	int ret = ENOMEM;
 
@@ -1371,6 +1372,7 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 	json_times(v, j);
 	key_us(j, "matrix_median_usec", v->odd.matrix_median_us);
 	key_us(j, "baseline_usec", v->odd.baseline_us);
+	key_us(j, "noise_usec", v->odd.noise_us);
 	pp_json_key(j, "slow");
 	pp_json_begin_array(j);
 	for (i = 0; i < v->n; i++) {

@@ -115,6 +115,46 @@ START_TEST(odd_none_and_limits)
 END_TEST
 
 /* The matrix median read in place is the median of a copy, exactly. */
+/*
+ * The matrix's noise raises the bar: the rail pairs of 4 emulated hosts x 2
+ * NICs on the Soft-RoCE bed (usec; NaN: another rail), which wander by
+ * half.  By max(5 usec, B) alone node01:rxe1 (rank 1) came out slow, by
+ * 2,258 usec against B = 2,130.5, by chance; a delay of 200 ms on one NIC
+ * stands far above the noise and is still found.
+ */
+START_TEST(odd_noise_bar)
+{
+	static const double rail[][3] = {
+		{ 0, 2, 5628 }, { 0, 4, 5684 }, { 0, 6, 5584 }, { 2, 4, 7194 },
+		{ 2, 6, 7718 }, { 4, 6, 3737 }, { 1, 3, 6995 }, { 1, 5, 8110 },
+		{ 1, 7, 5227 }, { 3, 5, 6287 }, { 3, 7, 5083 }, { 5, 7, 4560 },
+	};
+	double us[28], added[8];
+	bool slow[8];
+	struct pp_mesh_odd r;
+	uint32_t i;
+
+	for (i = 0; i < 28; i++)
+		us[i] = NAN;
+	for (i = 0; i < 12; i++)
+		us[pp_mesh_pair_index(8, (uint32_t)rail[i][0],
+				      (uint32_t)rail[i][1])] = rail[i][2];
+	ck_assert_int_eq(pp_mesh_odd_judge(8, us, added, slow, &r), 0);
+	ck_assert(fabs(r.baseline_us - 2130.5) < 0.1);
+	ck_assert(fabs(added[1] - 2258) < 0.1);
+	ck_assert_msg(r.noise_us > 1000 && r.noise_us < 1400, "%f", r.noise_us);
+	ck_assert(r.bar_us > 3000);
+	ck_assert_uint_eq(r.nslow, 0);
+	/* 200 ms more on rank 5's NIC: its three pairs */
+	us[pp_mesh_pair_index(8, 1, 5)] += 200000;
+	us[pp_mesh_pair_index(8, 3, 5)] += 200000;
+	us[pp_mesh_pair_index(8, 5, 7)] += 200000;
+	ck_assert_int_eq(pp_mesh_odd_judge(8, us, added, slow, &r), 0);
+	ck_assert_uint_eq(r.nslow, 1);
+	ck_assert(slow[5]);
+}
+END_TEST
+
 START_TEST(odd_median_in_place)
 {
 	uint32_t n, i, seed = 12345;
@@ -512,16 +552,13 @@ START_TEST(report_thresholds)
 	ck_assert_uint_eq(v.passed, 6);
 	ck_assert_uint_eq(v.nflagged, 0);
 	/*
-	 * but pair 0-3 is 50 usec above the others: with 4 ranks a link
-	 * cannot be told from its ends, so both ends are named, and 4
+	 * pair 0-3 is 50 usec above the others, but with 4 ranks no model of
+	 * ends explains it: what the model leaves of the pairs (its noise) is
+	 * as large as what it would name, so no verdict, and 0
 	 */
-	ck_assert_uint_eq(v.verdicts->total, 2);
-	ck_assert_int_eq(v.exit_status, 4);
+	ck_assert_uint_eq(v.verdicts->total, 0);
+	ck_assert_int_eq(v.exit_status, 0);
 	t = render(&v, 0);
-	ck_assert_msg(
-		strstr(t,
-		       "verdict: slow NIC node3 (rank 3, the host's only NIC in this mesh) adds 25.2 usec to each of its 3 pairs"),
-		"%s", t);
 	ck_assert_ptr_nonnull(strstr(t, "6 pairs: 6 passed, 0 failed, in"));
 	free(t);
 	pp_mesh_view_free(&v);
@@ -1281,6 +1318,7 @@ static Suite *mesh_report_suite(void)
 	tcase_add_test(tc, odd_two_slow_of_four);
 	tcase_add_test(tc, odd_none_and_limits);
 	tcase_add_test(tc, median_rule);
+	tcase_add_test(tc, odd_noise_bar);
 	tcase_add_test(tc, odd_median_in_place);
 	tcase_add_test(tc, report_text);
 	tcase_add_test(tc, report_json_svg);
