@@ -65,9 +65,11 @@ static enum pair_class classify(const struct pp_mesh_verdict_in *in, size_t k,
 
 	*us = *(const double *)(const void *)((const char *)in->pair_us +
 					      k * in->us_stride);
-	if (isfinite(*us) || code == PP_MESH_OK)
+	if (isfinite(*us))
 		return P_PASSED; /* with a median: ran (a flagged code too) */
 	switch (code) {
+	case PP_MESH_OK: /* no median: a pair not selected (--mesh-pairs) */
+		return P_NOT_RUN;
 	case PP_MESH_CONNECT:
 	case PP_MESH_RTR:
 	case PP_MESH_RTS:
