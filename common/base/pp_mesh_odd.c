@@ -50,10 +50,31 @@ static double at(const double *v, size_t stride, size_t i)
 	return *(const double *)(const void *)((const char *)v + i * stride);
 }
 
-static double rtt(uint32_t n, const double *us, size_t stride, uint32_t a,
-		  uint32_t b)
+/* The pairs left out of the triangles: slow links, sorted by index. */
+struct links {
+	size_t *k;
+	size_t n;
+};
+
+static int cmp_size(const void *a, const void *b)
 {
-	return at(us, stride, pp_mesh_pair_index(n, a, b));
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool is_link(const struct links *l, size_t k)
+{
+	return l && l->n && bsearch(&k, l->k, l->n, sizeof(k), cmp_size);
+}
+
+/* A pair's median; NaN for a pair in @l (left out). */
+static double rtt(uint32_t n, const double *us, size_t stride, uint32_t a,
+		  uint32_t b, const struct links *l)
+{
+	size_t k = pp_mesh_pair_index(n, a, b);
+
+	return is_link(l, k) ? NAN : at(us, stride, k);
 }
 
 /* A double's bits, in the order of the values. */
@@ -142,16 +163,16 @@ static uint32_t spread_peers(uint32_t n, uint32_t i, uint32_t *peer)
 }
 
 static double estimate(uint32_t n, const double *us, size_t stride, uint32_t i,
-		       uint32_t *peer, double *tri)
+		       uint32_t *peer, double *tri, const struct links *l)
 {
 	uint32_t m = spread_peers(n, i, peer);
 	uint32_t j, k, t = 0;
 
 	for (j = 0; j < m; j++)
 		for (k = j + 1; k < m; k++) {
-			double x = rtt(n, us, stride, i, peer[j]) +
-				   rtt(n, us, stride, i, peer[k]) -
-				   rtt(n, us, stride, peer[j], peer[k]);
+			double x = rtt(n, us, stride, i, peer[j], l) +
+				   rtt(n, us, stride, i, peer[k], l) -
+				   rtt(n, us, stride, peer[j], peer[k], l);
 
 			if (isfinite(x))
 				tri[t++] = x / 2;
@@ -164,7 +185,8 @@ static double estimate(uint32_t n, const double *us, size_t stride, uint32_t i,
  * spread peers (pp_mesh_odd.h); 0 when no pair has all three.
  */
 static double noise(uint32_t n, const double *us, size_t stride,
-		    const double *e, uint32_t *peer, double *r)
+		    const double *e, uint32_t *peer, double *r,
+		    const struct links *l)
 {
 	uint32_t i, j, m;
 	size_t t = 0;
@@ -172,7 +194,7 @@ static double noise(uint32_t n, const double *us, size_t stride,
 	for (i = 0; i < n; i++) {
 		m = spread_peers(n, i, peer);
 		for (j = 0; j < m; j++) {
-			double x = rtt(n, us, stride, i, peer[j]) - e[i] -
+			double x = rtt(n, us, stride, i, peer[j], l) - e[i] -
 				   e[peer[j]];
 
 			if (isfinite(x))
@@ -182,6 +204,70 @@ static double noise(uint32_t n, const double *us, size_t stride,
 	return t ? 1.4826 * pp_mesh_median(r, (uint32_t)t) : 0;
 }
 
+/*
+ * The slow links, by the rows' medians (pp_mesh_odd.h): m(i) the median of
+ * rank i's pairs (at least 3, else none), M the median of the m(i); a pair
+ * whose median exceeds m(a) + m(b) - M by max(MIN, M / 2, z x s') is one.
+ * @row and @buf: n and n x PP_MESH_ODD_PEERS + n doubles.
+ */
+static int find_links(uint32_t n, const double *us, size_t stride,
+		      uint32_t *peer, double *row, double *buf, struct links *l)
+{
+	uint32_t i, j, t, m;
+	size_t r = 0, judged = 0, cap = 0;
+	double x, med, s, bar;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0, t = 0; j < n; j++)
+			if (j != i &&
+			    isfinite(x = rtt(n, us, stride, i, j, NULL)))
+				buf[t++] = x;
+		judged += t;
+		row[i] = t >= 3 ? pp_mesh_median(buf, t) : NAN;
+	}
+	memcpy(buf, row, n * sizeof(*row));
+	med = pp_mesh_median(buf, n);
+	if (!isfinite(med))
+		return 0;
+	for (i = 0; i < n; i++) {
+		m = spread_peers(n, i, peer);
+		for (j = 0; j < m; j++) {
+			x = rtt(n, us, stride, i, peer[j], NULL) -
+			    (row[i] + row[peer[j]] - med);
+			if (isfinite(x))
+				buf[r++] = fabs(x);
+		}
+	}
+	s = r ? 1.4826 * pp_mesh_median(buf, (uint32_t)r) : 0;
+	judged /= 2;
+	bar = fmax(fmax(PP_MESH_ODD_MIN_US, med / 2),
+		   fmax(PP_MESH_ODD_NOISE_K,
+			judged ? sqrt(2 * log(judged / 0.01)) : 0) *
+			   s);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			x = rtt(n, us, stride, i, j, NULL) -
+			    (row[i] + row[j] - med);
+			if (!(x >= bar))
+				continue;
+			if (l->n == cap) {
+				size_t *k;
+
+				if (cap == PP_MESH_ODD_LINKS)
+					goto out;
+				cap = cap ? cap * 2 : 64;
+				k = realloc(l->k, cap * sizeof(*k));
+				if (!k)
+					return ENOMEM;
+				l->k = k;
+			}
+			l->k[l->n++] = pp_mesh_pair_index(n, i, j);
+		}
+out:
+	qsort(l->k, l->n, sizeof(*l->k), cmp_size);
+	return 0;
+}
+
 int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 			      double *added_us, bool *slow,
 			      struct pp_mesh_odd *res)
@@ -189,6 +275,7 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	size_t npairs = (size_t)n * (n > 0 ? n - 1 : 0) / 2;
 	uint32_t m = PP_MESH_ODD_PEERS, i;
 	double *all, *e, *tri;
+	struct links links = { 0 };
 	uint64_t *cnt;
 	uint32_t *peer;
 	int ret = ENOMEM;
@@ -202,8 +289,8 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 		added_us[i] = NAN;
 		slow[i] = false;
 	}
-	/* room for the e(i), then for the residuals of noise() */
-	all = calloc((size_t)n * m + 1, sizeof(*all));
+	/* room for the e(i), the rows, then the residuals of noise() */
+	all = calloc((size_t)n * m + n + 1, sizeof(*all));
 	cnt = calloc(65536, sizeof(*cnt));
 	e = calloc((size_t)n + 1, sizeof(*e));
 	tri = calloc((size_t)m * m / 2 + 1, sizeof(*tri));
@@ -214,14 +301,17 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	res->matrix_median_us = median_strided(pair_us, stride, npairs, cnt);
 	if (n < 3)
 		goto out;
+	ret = find_links(n, pair_us, stride, peer, e, all, &links);
+	if (ret)
+		goto out;
 	for (i = 0; i < n; i++)
-		e[i] = estimate(n, pair_us, stride, i, peer, tri);
+		e[i] = estimate(n, pair_us, stride, i, peer, tri, &links);
 	for (i = 0; i < n; i++)
 		all[i] = e[i];
 	res->baseline_us = lower_median(all, n);
 	if (!isfinite(res->baseline_us))
 		goto out;
-	res->noise_us = noise(n, pair_us, stride, e, peer, all);
+	res->noise_us = noise(n, pair_us, stride, e, peer, all, &links);
 	res->bar_us = fmax(fmax(PP_MESH_ODD_MIN_US, res->baseline_us),
 			   PP_MESH_ODD_NOISE_K * res->noise_us);
 	for (i = 0; i < n; i++) {
@@ -232,6 +322,7 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 		res->nslow += slow[i];
 	}
 out:
+	free(links.k);
 	free(all);
 	free(cnt);
 	free(e);

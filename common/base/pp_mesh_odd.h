@@ -31,6 +31,15 @@
  * that wanders by half (software RDMA under emulation) chance alone does
  * not name a rank.  The bar, max(MIN, B, K x s), is also what a slow
  * link must take beyond its prediction (pp_mesh_verdict.h).
+ *
+ * A slow link (one pair slow, its ends fine with their other pairs) is
+ * left out of the triangles first: with few ranks (a rail of 4 hosts) it
+ * is half of each end's triangles and would make both ends slow.  The rows'
+ * medians find it, as pp_mesh_verdict.h says (m(a) + m(b) - M predicts a
+ * pair; a median of 3 pairs ignores one), with M / 2 standing for B, which
+ * is not known yet; at most PP_MESH_ODD_LINKS of them.  Two slow ranks of
+ * four make their own pair look like such a link too: left out, each still
+ * shows slow in its other triangles.
  */
 #ifndef PP_MESH_ODD_H
 #define PP_MESH_ODD_H
@@ -42,6 +51,7 @@
 #define PP_MESH_ODD_PEERS 32	/* others a rank's estimate looks at, at most */
 #define PP_MESH_ODD_MIN_US 5.0	/* less than this added is never "slow" */
 #define PP_MESH_ODD_NOISE_K 3.0 /* the bar: at least this many spreads */
+#define PP_MESH_ODD_LINKS 65536 /* slow links left out of triangles, most */
 
 struct pp_mesh_odd {
 	double matrix_median_us; /* median of the pairs that passed; NaN: none */

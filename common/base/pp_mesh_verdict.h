@@ -18,20 +18,27 @@
  * host with one rank in the mesh cannot tell its NIC from itself: the
  * verdict is a NIC's, and says so (host_ranks 1).
  *
- * Slow link.  The model predicts a pair's round trip from its two ends:
- * rtt(a,b) = c + d(a) + d(b) = e(a) + e(b).  The residual
- *     r(a,b) = rtt(a,b) - (e(a) + e(b)) = rtt(a,b) - (2B + d(a) + d(b))
- * is what the pair takes beyond what its ends explain.  A link is slow when
- * r(a,b) >= max(PP_MESH_ODD_MIN_US, B, K x s): the pair is slower by at
- * least a typical rank's whole share and by more than the matrix's own
- * noise, the same bar a rank must clear (pp_mesh_odd.h).  The ends are
- * not blamed: e(a) is the median of the triangles (rtt(a,j) + rtt(a,k) -
- * rtt(j,k)) / 2 over m = min(N - 1, PP_MESH_ODD_PEERS) others.  One slow
- * pair (a,b) moves only the m - 1 triangles of a that have b as j or k, of
- * m (m - 1) / 2; under half of them when m >= 5, so the median does not
- * move: from PP_MESH_VERDICT_LINK_RANKS ranks (6) on, a link is judged.
- * This holds while a rank's slow links are few among its pairs (a rank
- * slow with most of its peers is a slow rank).
+ * Slow link.  The rows' medians predict a pair: with m(a) the median of
+ * rank a's pairs that passed and M the median of the m(a),
+ *     p(a,b) = m(a) + m(b) - M,
+ * which is c + d(a) + d(b) again: a slow rank's median carries its delay,
+ * and one slow pair among a rank's pairs does not move its median (a
+ * median of 3 values ignores one).  The residual r(a,b) = rtt(a,b) -
+ * p(a,b) is what the pair takes beyond what its ends explain; its spread
+ * s' (1.4826 x the median of |r| over each rank's PP_MESH_ODD_PEERS spread
+ * peers) is the pairs' noise.  A link is slow when r(a,b) >= max(
+ * PP_MESH_ODD_MIN_US, B, z x s'), both ends with at least
+ * PP_MESH_VERDICT_LINK_PAIRS pairs that passed: slower by a typical
+ * rank's whole share, and by more than noise gives by chance among the P
+ * pairs judged: z = sqrt(2 ln(P / 0.01)), at least PP_MESH_ODD_NOISE_K (a
+ * normal noise passes that once in a hundred meshes: 3.8 at 12 pairs, 4.7
+ * at 496, 6.4 at 8.4 million).  The ends are not blamed: the odd-one-out
+ * rule leaves such pairs out of its triangles (pp_mesh_odd.h), and a pair
+ * with a slow end is that end's, not a link.  This holds while
+ * a rank's slow links are under half of its pairs (a rank slow with most
+ * of its peers is a slow rank).  A triangle's estimate (pp_mesh_odd.h) is
+ * not used here: with 4 ranks a slow pair is half of each end's
+ * triangles, and moves them.
  *
  * Failing NIC, host, link.  Pairs that did not run (a rank that never
  * joined, whose device failed, that was gone: named already) count for
@@ -72,7 +79,7 @@
 
 #define PP_MESH_VERDICT_KEEP 16	      /* kept of each kind and state */
 #define PP_MESH_VERDICT_RAILS 64      /* rails told apart, at most */
-#define PP_MESH_VERDICT_LINK_RANKS 6  /* a slow link is judged from here */
+#define PP_MESH_VERDICT_LINK_PAIRS 3  /* an end of a slow link has these */
 #define PP_MESH_VERDICT_SAME_FACTOR 2 /* "about the same": within this */
 
 enum pp_mesh_verdict_kind {
@@ -104,7 +111,7 @@ struct pp_mesh_verdict {
 	uint64_t pairs;	     /* evidence: pairs that passed (slow), failed
 			      * (failing, no path) */
 	double added_us;     /* slow: what it adds (a link: r(a,b)); else NaN */
-	double expect_us;    /* slow link: e(a) + e(b); else NaN */
+	double expect_us;    /* slow link: m(a) + m(b) - M; else NaN */
 	uint64_t a_passed, a_ran, b_passed, b_ran; /* failing link: its ends'
 						    * other pairs */
 };

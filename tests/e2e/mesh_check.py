@@ -441,8 +441,12 @@ def main():
             before = [p for p in mine if want_ok[p]]
             if before:
                 print(f"note: pairs with rank {r} before it went (round < {first}): {before}")
+        # a flagged pair (MTU, SLOW) ran but did not pass: its result is
+        # its code, its median kept
         wrong = [f"{p}: {got[p]['result']}" for p in run_pairs
-                 if p in got and got[p]["passed"] != want_ok[p]]
+                 if p in got and (got[p]["passed"] != (want_ok[p] and p not in flag) or
+                                  (p in flag and (got[p]["result"] != flag[p] or
+                                                  not got[p]["median_usec"])))]
         check(not wrong, "json: the pairs that passed and failed are the expected ones",
               ", ".join(wrong))
         for p in run_pairs:
@@ -457,11 +461,13 @@ def main():
             elif not (q["why"] or any(x.get("error") for x in q["sides"])):
                 if not set(p) & set(a.absent):
                     fail(f"json: pair {p} failed ({q['result']}) without a reason")
-        passed = sum(v is True for v in want_ok.values())
-        nfail = len(run_pairs) - passed
-        check(s["pairs"] in listed and (s["passed"], s["failed"]) == (passed, nfail),
-              f"json: summary {passed} passed, {nfail} failed",
-              f"{s['pairs']} pairs, {s['passed']} passed, {s['failed']} failed")
+        passed = sum(v is True for p, v in want_ok.items() if p not in flag)
+        nfail = len(run_pairs) - passed - len(flag)
+        check(s["pairs"] in listed and
+              (s["passed"], s.get("flagged", 0), s["failed"]) == (passed, len(flag), nfail),
+              f"json: summary {passed} passed, {len(flag)} flagged, {nfail} failed",
+              f"{s['pairs']} pairs, {s['passed']} passed, {s.get('flagged')} flagged, "
+              f"{s['failed']} failed")
         # 1: a pair failed; else 4 when a threshold or a verdict flagged
         # something (the document's verdicts too: 4 if and only if some)
         want = want_exit
@@ -531,7 +537,7 @@ def main():
                      if h.get("device") == dev and text not in (h.get("gid") or "")]
             check(not wrong, f"json: every rank on {dev} uses a GID holding {text}",
                   ", ".join(wrong))
-        verdict_checks(d.get("verdicts"), a, "json")
+        verdict_checks(d["summary"].get("verdicts"), a, "json")
         cells = d["matrix"]["cells"]
         sources["json"] = {(i, j): cells[i][j] for i in range(n) for j in range(n)}
         cell_checks(sources["json"], want_ok, flag, notrun, "json")
@@ -556,17 +562,19 @@ def main():
     if t:
         if "text" in sources:
             cell_checks(sources["text"], want_ok, flag, notrun, "text")
-        passed = sum(v is True for v in want_ok.values())
-        nfail = len(run_pairs) - passed
-        # with pairs not run, the line may say so between "failed" and "in"
+        passed = sum(v is True for p, v in want_ok.items() if p not in flag)
+        nfail = len(run_pairs) - passed - len(flag)
+        # "F flagged (MTU m, SLOW s)" when a threshold was given; with pairs
+        # not run, the line may say so between "failed" and "in"
         sm = re.match(r"mesh: (\d+) of (\d+) ranks joined, (\d+) pairs: (\d+) passed, "
+                      r"(?:(\d+) flagged \([^()]*\), )?"
                       r"(\d+) failed\b[^()]*? in ([0-9.]+) s \(bound (\d+) s\)",
                       t["summary"] or "")
         check(sm is not None and
-              [int(v) for v in sm.groups()[:2]] + [int(v) for v in sm.groups()[3:5]] ==
-              [n - len(a.absent), n, passed, nfail] and
+              [int(v or 0) for v in sm.groups()[:2] + sm.groups()[3:6]] ==
+              [n - len(a.absent), n, passed, len(flag), nfail] and
               int(sm.group(3)) in ((len(pairs),) if not notrun else (len(run_pairs), len(pairs))),
-              f"text: summary line {passed} passed, {nfail} failed",
+              f"text: summary line {passed} passed, {len(flag)} flagged, {nfail} failed",
               t["summary"] or "none")
         verdict_checks(None, a, "text", t["verdicts"])
         for words in a.line_has:
