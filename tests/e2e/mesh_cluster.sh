@@ -342,12 +342,17 @@ rails_rail)
 rails_all)
 	# (b) every pair: the 16 cross-rail pairs have no path (4 within a
 	# host: rxe does not take packets addressed to another of its host's
-	# devices). Each fails with a reason; one kind of verdict, rails
-	# no_path, and no other (neither a NIC nor a host is to blame).
+	# devices). Each fails with a reason; the verdict is rails no_path, and
+	# no NIC, host or link is failing for it. (A slow verdict from the
+	# emulation's noise is not checked against here: a rail of 4 ranks
+	# whose round trips wander by half can give one; the unit tests hold
+	# the bed's matrix, test_mesh_verdict bed_rails_noise.)
 	rails_need
 	[[ $PP_ROLE == A ]] || exit 0
 	rails_run rails_all 1 300 -n 20 --mesh-pairs all -- --pairs all \
-		--cross-rail-fail --exit 1 --verdict rails:no_path --verdicts-exact
+		--cross-rail-fail --exit 1 --verdict rails:no_path \
+		--no-verdict nic:failing --no-verdict host:failing \
+		--no-verdict link:failing
 	;;
 rails_nic | rails_host | rails_link)
 	# (c), (d), (e): C (node03) is ranks 4 (rxe0) and 5 (rxe1); D's rxe1

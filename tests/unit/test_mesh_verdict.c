@@ -346,6 +346,27 @@ START_TEST(slow_link_bar)
 }
 END_TEST
 
+/*
+ * Two slow links sharing a NIC (3 - 7 and 3 - 11, 2,000 usec each, in 40
+ * ranks): two links, not the NIC: rank 3 is fine with 36 of its 38 other
+ * peers, so its row and its triangles say it adds nothing; a NIC slow
+ * with most of its peers would be the NIC (slow_nic).
+ */
+START_TEST(two_links_one_nic)
+{
+	struct mesh *m = mesh_new(40, 1);
+
+	m->us[pix(m, 3, 7)] += 2000;
+	m->us[pix(m, 3, 11)] += 2000;
+	judge(m, false);
+	ck_assert_uint_eq(m->vd.total, 2);
+	ck_assert_uint_eq(
+		m->vd.found[PP_MESH_VERDICT_LINK][PP_MESH_VERDICT_SLOW], 2);
+	ck_assert(!m->slow[3]);
+	mesh_free(m);
+}
+END_TEST
+
 /* Of many slow links, the 16 slowest kept, the rest counted. */
 START_TEST(slow_links_capped)
 {
@@ -541,6 +562,7 @@ static Suite *mesh_verdict_suite(void)
 	tcase_add_test(tc, slow_host);
 	tcase_add_test(tc, slow_link);
 	tcase_add_test(tc, slow_link_bar);
+	tcase_add_test(tc, two_links_one_nic);
 	tcase_add_test(tc, slow_links_capped);
 	tcase_add_test(tc, failing_link);
 	tcase_add_test(tc, failing_nic);
