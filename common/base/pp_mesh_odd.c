@@ -31,6 +31,15 @@ double pp_mesh_median(double *v, uint32_t n)
 }
 
 /* The lower median: of an even count, the smaller middle value. */
+double pp_mesh_odd_dof(uint64_t pairs, uint32_t n)
+{
+	double free_ = (double)pairs - n - 1;
+
+	if (!pairs)
+		return 1;
+	return sqrt((double)pairs / (free_ >= 1 ? free_ : 1));
+}
+
 static double lower_median(double *v, uint32_t n)
 {
 	uint32_t i, k = 0;
@@ -211,7 +220,8 @@ static double noise(uint32_t n, const double *us, size_t stride,
  * @row and @buf: n and n x PP_MESH_ODD_PEERS + n doubles.
  */
 static int find_links(uint32_t n, const double *us, size_t stride,
-		      uint32_t *peer, double *row, double *buf, struct links *l)
+		      uint32_t *peer, double *row, double *buf, struct links *l,
+		      size_t *npairs)
 {
 	uint32_t i, j, t, m;
 	size_t r = 0, judged = 0, cap = 0;
@@ -225,6 +235,7 @@ static int find_links(uint32_t n, const double *us, size_t stride,
 		judged += t;
 		row[i] = t >= 3 ? pp_mesh_median(buf, t) : NAN;
 	}
+	*npairs = judged / 2;
 	memcpy(buf, row, n * sizeof(*row));
 	med = pp_mesh_median(buf, n);
 	if (!isfinite(med))
@@ -243,7 +254,7 @@ static int find_links(uint32_t n, const double *us, size_t stride,
 	bar = fmax(fmax(PP_MESH_ODD_MIN_US, med / 2),
 		   fmax(PP_MESH_ODD_NOISE_K,
 			judged ? sqrt(2 * log(judged / 0.01)) : 0) *
-			   s);
+			   s * pp_mesh_odd_dof(judged, n));
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++) {
 			x = rtt(n, us, stride, i, j, NULL) -
@@ -276,6 +287,8 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	uint32_t m = PP_MESH_ODD_PEERS, i;
 	double *all, *e, *tri;
 	struct links links = { 0 };
+	size_t finite = 0;
+	uint32_t judged;
 	uint64_t *cnt;
 	uint32_t *peer;
 	int ret = ENOMEM;
@@ -301,7 +314,7 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	res->matrix_median_us = median_strided(pair_us, stride, npairs, cnt);
 	if (n < 3)
 		goto out;
-	ret = find_links(n, pair_us, stride, peer, e, all, &links);
+	ret = find_links(n, pair_us, stride, peer, e, all, &links, &finite);
 	if (ret)
 		goto out;
 	for (i = 0; i < n; i++)
@@ -311,7 +324,10 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	res->baseline_us = lower_median(all, n);
 	if (!isfinite(res->baseline_us))
 		goto out;
-	res->noise_us = noise(n, pair_us, stride, e, peer, all, &links);
+	for (i = 0, judged = 0; i < n; i++)
+		judged += isfinite(e[i]);
+	res->noise_us = noise(n, pair_us, stride, e, peer, all, &links) *
+			pp_mesh_odd_dof(finite - links.n, judged);
 	res->bar_us = fmax(fmax(PP_MESH_ODD_MIN_US, res->baseline_us),
 			   PP_MESH_ODD_NOISE_K * res->noise_us);
 	for (i = 0; i < n; i++) {

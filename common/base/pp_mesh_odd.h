@@ -94,6 +94,17 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 			      struct pp_mesh_odd *res);
 
 /**
+ * pp_mesh_odd_dof() - the factor that makes a spread of what a model of
+ * @n ranks (a share each, and a base) leaves of @pairs pairs honest: a
+ * fitted model leaves less than the noise there is, the more so the fewer
+ * pairs there are per share; sqrt(pairs / (pairs - n - 1)), at most
+ * sqrt(pairs) (a rail of 4 ranks: 6 pairs for 5 values, sqrt(6)), 1 for
+ * no pairs.  The bars of pp_mesh_odd.h and pp_mesh_verdict.h take s and
+ * s' times it.
+ */
+double pp_mesh_odd_dof(uint64_t pairs, uint32_t n);
+
+/**
  * pp_mesh_median() - the median of the finite values of @v (NaN skipped)
  * @v: values, reordered by this call
  * @n: entries

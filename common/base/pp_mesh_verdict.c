@@ -435,7 +435,7 @@ static double link_bar(const struct work *w, double *row, double *med,
 			judged += isfinite(row[a]) && isfinite(row[j]) &&
 				  counted_any(w, a, j, &us) == P_PASSED;
 	z = judged ? sqrt(2 * log(judged / 0.01)) : 0;
-	return fmax(PP_MESH_ODD_NOISE_K, z) * s;
+	return fmax(PP_MESH_ODD_NOISE_K, z) * s * pp_mesh_odd_dof(judged, n);
 }
 
 static int judge_links(struct work *w)

@@ -142,7 +142,8 @@ START_TEST(odd_noise_bar)
 	ck_assert_int_eq(pp_mesh_odd_judge(8, us, added, slow, &r), 0);
 	ck_assert(fabs(r.baseline_us - 2130.5) < 0.1);
 	ck_assert(fabs(added[1] - 2258) < 0.1);
-	ck_assert_msg(r.noise_us > 1000 && r.noise_us < 1400, "%f", r.noise_us);
+	/* 1,199 usec left by the model, x 2 for 12 pairs fitted by 9 values */
+	ck_assert_msg(r.noise_us > 2300 && r.noise_us < 2500, "%f", r.noise_us);
 	ck_assert(r.bar_us > 3000);
 	ck_assert_uint_eq(r.nslow, 0);
 	/* 200 ms more on rank 5's NIC: its three pairs */
