@@ -221,7 +221,7 @@ static double noise(uint32_t n, const double *us, size_t stride,
  */
 static int find_links(uint32_t n, const double *us, size_t stride,
 		      uint32_t *peer, double *row, double *buf, struct links *l,
-		      size_t *npairs)
+		      size_t *npairs, struct pp_mesh_odd *res)
 {
 	uint32_t i, j, t, m;
 	size_t r = 0, judged = 0, cap = 0;
@@ -238,6 +238,7 @@ static int find_links(uint32_t n, const double *us, size_t stride,
 	*npairs = judged / 2;
 	memcpy(buf, row, n * sizeof(*row));
 	med = pp_mesh_median(buf, n);
+	res->row_median_us = med;
 	if (!isfinite(med))
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -251,10 +252,10 @@ static int find_links(uint32_t n, const double *us, size_t stride,
 	}
 	s = r ? 1.4826 * pp_mesh_median(buf, (uint32_t)r) : 0;
 	judged /= 2;
-	bar = fmax(fmax(PP_MESH_ODD_MIN_US, med / 2),
-		   fmax(PP_MESH_ODD_NOISE_K,
-			judged ? sqrt(2 * log(judged / 0.01)) : 0) *
-			   s * pp_mesh_odd_dof(judged, n));
+	res->link_noise_us = fmax(PP_MESH_ODD_NOISE_K,
+				  judged ? sqrt(2 * log(judged / 0.01)) : 0) *
+			     s * pp_mesh_odd_dof(judged, n);
+	bar = fmax(fmax(PP_MESH_ODD_MIN_US, med / 2), res->link_noise_us);
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++) {
 			x = rtt(n, us, stride, i, j, NULL) -
@@ -280,7 +281,7 @@ out:
 }
 
 int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
-			      double *added_us, bool *slow,
+			      double *added_us, bool *slow, double *row_us,
 			      struct pp_mesh_odd *res)
 {
 	size_t npairs = (size_t)n * (n > 0 ? n - 1 : 0) / 2;
@@ -297,10 +298,14 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	res->baseline_us = NAN;
 	res->noise_us = NAN;
 	res->bar_us = NAN;
+	res->row_median_us = NAN;
+	res->link_noise_us = NAN;
 	res->nslow = 0;
 	for (i = 0; i < n; i++) {
 		added_us[i] = NAN;
 		slow[i] = false;
+		if (row_us)
+			row_us[i] = NAN;
 	}
 	/* room for the e(i), the rows, then the residuals of noise() */
 	all = calloc((size_t)n * m + n + 1, sizeof(*all));
@@ -314,7 +319,9 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	res->matrix_median_us = median_strided(pair_us, stride, npairs, cnt);
 	if (n < 3)
 		goto out;
-	ret = find_links(n, pair_us, stride, peer, e, all, &links, &finite);
+	/* the rows in @row_us, or in e until the estimates take it */
+	ret = find_links(n, pair_us, stride, peer, row_us ? row_us : e, all,
+			 &links, &finite, res);
 	if (ret)
 		goto out;
 	for (i = 0; i < n; i++)
@@ -351,5 +358,5 @@ int pp_mesh_odd_judge(uint32_t n, const double *pair_us, double *added_us,
 		      bool *slow, struct pp_mesh_odd *res)
 {
 	return pp_mesh_odd_judge_strided(n, pair_us, sizeof(*pair_us), added_us,
-					 slow, res);
+					 slow, NULL, res);
 }

@@ -58,6 +58,8 @@ struct pp_mesh_odd {
 	double baseline_us;	 /* B: a typical rank's share c/2; NaN: none */
 	double noise_us;	 /* s: the spread of what the model leaves */
 	double bar_us;		 /* max(MIN, B, K x s): slow from this on */
+	double row_median_us;	 /* M: the median of the rows' medians */
+	double link_noise_us;	 /* z x s' (pp_mesh_verdict.h): a link's bar */
 	uint32_t nslow;		 /* ranks found slow */
 };
 
@@ -85,12 +87,14 @@ int pp_mesh_odd_judge(uint32_t n, const double *pair_us, double *added_us,
  * @stride: bytes from one pair's value to the next
  * @added_us: as pp_mesh_odd_judge()
  * @slow: as pp_mesh_odd_judge()
- * @res: as pp_mesh_odd_judge()
+ * @row_us: out, @n entries or NULL: each rank's row median m(i), NaN with
+ *          fewer than 3 pairs (the slow links' model, pp_mesh_verdict.h)
+ * @res: as pp_mesh_odd_judge(), with M and the link's noise bar
  *
  * Return: 0, or ENOMEM.
  */
 int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
-			      double *added_us, bool *slow,
+			      double *added_us, bool *slow, double *row_us,
 			      struct pp_mesh_odd *res);
 
 /**

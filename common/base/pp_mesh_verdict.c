@@ -382,79 +382,16 @@ static bool passes_most(const struct work *w, uint32_t i)
 }
 
 /* The links: failed with two good ends, or slower than its ends say. */
-/* The pair @a, @b (in either order) as counted(), its median in @us. */
-static enum pair_class counted_any(const struct work *w, uint32_t a, uint32_t b,
-				   double *us)
-{
-	uint32_t x = a < b ? a : b, y = a < b ? b : a;
-
-	return counted(w, x, y, pp_mesh_pair_index(w->in->n, x, y), us);
-}
-
-/*
- * m(a) of each rank (NaN: under PP_MESH_VERDICT_LINK_PAIRS pairs passed),
- * M, and s' with the bar z x s' for the P pairs judged (pp_mesh_verdict.h).
- * @buf has room for n x PP_MESH_ODD_PEERS values.
- */
-static double link_bar(const struct work *w, double *row, double *med,
-		       double *buf)
-{
-	uint32_t n = w->in->n, a, j, t, m, judged = 0;
-	size_t r = 0;
-	double us, s, z;
-
-	for (a = 0; a < n; a++) {
-		for (j = 0, t = 0; j < n; j++)
-			if (j != a && counted_any(w, a, j, &us) == P_PASSED &&
-			    isfinite(us))
-				buf[t++] = us;
-		row[a] = t >= PP_MESH_VERDICT_LINK_PAIRS ?
-				 pp_mesh_median(buf, t) :
-				 NAN;
-	}
-	memcpy(buf, row, n * sizeof(*row));
-	*med = pp_mesh_median(buf, n);
-	for (a = 0; a < n; a++) {
-		m = n - 1 < PP_MESH_ODD_PEERS ? n - 1 : PP_MESH_ODD_PEERS;
-		for (j = 0; j < m; j++) {
-			/* the j-th of m ranks spread over the n - 1 others */
-			uint32_t o = (uint32_t)((uint64_t)j * (n - 1) / m);
-			uint32_t b = o >= a ? o + 1 : o;
-			double x;
-
-			if (counted_any(w, a, b, &us) != P_PASSED)
-				continue;
-			x = us - (row[a] + row[b] - *med);
-			if (isfinite(x))
-				buf[r++] = fabs(x);
-		}
-	}
-	s = r ? 1.4826 * pp_mesh_median(buf, (uint32_t)r) : 0;
-	for (a = 0; a < n; a++)
-		for (j = a + 1; j < n; j++)
-			judged += isfinite(row[a]) && isfinite(row[j]) &&
-				  counted_any(w, a, j, &us) == P_PASSED;
-	z = judged ? sqrt(2 * log(judged / 0.01)) : 0;
-	return fmax(PP_MESH_ODD_NOISE_K, z) * s * pp_mesh_odd_dof(judged, n);
-}
-
-static int judge_links(struct work *w)
+static void judge_links(struct work *w)
 {
 	const struct pp_mesh_verdict_in *in = w->in;
 	uint32_t n = in->n, a, b;
-	double *row = calloc(n, sizeof(*row));
-	double *buf = calloc((size_t)n * PP_MESH_ODD_PEERS + 1, sizeof(*buf));
-	double us, med = NAN, thr = NAN;
+	double us, thr = NAN;
 	size_t k = 0;
 
-	if (!row || !buf) {
-		free(row);
-		free(buf);
-		return ENOMEM;
-	}
 	if (isfinite(in->baseline_us))
 		thr = fmax(fmax(PP_MESH_ODD_MIN_US, in->baseline_us),
-			   link_bar(w, row, &med, buf));
+			   in->link_noise_us);
 	for (a = 0; a < n; a++)
 		for (b = a + 1; b < n; b++, k++) {
 			enum pair_class c = counted(w, a, b, k, &us);
@@ -479,7 +416,9 @@ static int judge_links(struct work *w)
 			if (c != P_PASSED || !isfinite(us) || !isfinite(thr) ||
 			    in->slow[a] || in->slow[b])
 				continue;
-			expect = row[a] + row[b] - med;
+			expect = in->row_us ? in->row_us[a] + in->row_us[b] -
+						      in->row_median_us :
+					      NAN;
 			if (!isfinite(expect) || us - expect < thr)
 				continue;
 			v = verdict(PP_MESH_VERDICT_LINK, PP_MESH_VERDICT_SLOW,
@@ -489,9 +428,6 @@ static int judge_links(struct work *w)
 			v.expect_us = expect;
 			keep(w->out, &v);
 		}
-	free(row);
-	free(buf);
-	return 0;
 }
 
 int pp_mesh_verdict_judge(const struct pp_mesh_verdict_in *in,
@@ -520,9 +456,7 @@ int pp_mesh_verdict_judge(const struct pp_mesh_verdict_in *in,
 		goto out;
 	count_pairs(&w);
 	judge_ranks(&w);
-	ret = judge_links(&w);
-	if (ret)
-		goto out;
+	judge_links(&w);
 	for (kd = 0; kd < PP_MESH_VERDICT_KINDS; kd++)
 		for (st = 0; st < PP_MESH_VERDICT_STATES; st++)
 			qsort(out->v[kd][st], out->kept[kd][st],

@@ -18,7 +18,8 @@
  * host with one rank in the mesh cannot tell its NIC from itself: the
  * verdict is a NIC's, and says so (host_ranks 1).
  *
- * Slow link.  The rows' medians predict a pair: with m(a) the median of
+ * Slow link (m(a), M and z x s' as pp_mesh_odd_judge_strided() finds
+ * them for its own use).  The rows' medians predict a pair: with m(a) the median of
  * rank a's pairs that passed and M the median of the m(a),
  *     p(a,b) = m(a) + m(b) - M,
  * which is c + d(a) + d(b) again: a slow rank's median carries its delay,
@@ -131,6 +132,9 @@ struct pp_mesh_verdict_in {
 	const bool *slow;	/* n: pp_mesh_odd_judge()'s */
 	double baseline_us;	/* pp_mesh_odd_judge()'s B */
 	double bar_us;		/* pp_mesh_odd_judge()'s bar; 0: max(MIN, B) */
+	/* pp_mesh_odd_judge_strided()'s rows m(a) (n), M and z x s' */
+	const double *row_us;
+	double row_median_us, link_noise_us;
 };
 
 struct pp_mesh_verdicts {

@@ -130,6 +130,9 @@ static int judge_verdicts(struct pp_mesh_view *v)
 		.slow = v->slow,
 		.baseline_us = v->odd.baseline_us,
 		.bar_us = v->odd.bar_us,
+		.row_us = v->row_us,
+		.row_median_us = v->odd.row_median_us,
+		.link_noise_us = v->odd.link_noise_us,
 	};
 	int ret = ENOMEM;
 
@@ -155,10 +158,12 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 
 	make_labels(v);
 	v->added_us = calloc(v->n, sizeof(*v->added_us));
+	v->row_us = calloc(v->n, sizeof(*v->row_us));
 	v->slow = calloc(v->n, sizeof(*v->slow));
 	v->host_id = calloc(v->n, sizeof(*v->host_id));
 	v->verdicts = calloc(1, sizeof(*v->verdicts));
-	if (!v->added_us || !v->slow || !v->host_id || !v->verdicts)
+	if (!v->added_us || !v->row_us || !v->slow || !v->host_id ||
+	    !v->verdicts)
 		return ENOMEM;
 	v->passed = v->failed = v->joined = v->dev_failed = v->nflagged = 0;
 	v->not_selected = 0;
@@ -193,7 +198,7 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 	/* the cells' medians read in place: no copy of N^2 / 2 values */
 	ret = pp_mesh_odd_judge_strided(v->n, &v->cells[0].median_us,
 					sizeof(v->cells[0]), v->added_us,
-					v->slow, &v->odd);
+					v->slow, v->row_us, &v->odd);
 	if (!ret)
 		ret = judge_verdicts(v);
 	/* a device that did not open fails the mesh, in a pair or not */
@@ -210,6 +215,7 @@ void pp_mesh_view_free(struct pp_mesh_view *v)
 {
 	pp_mesh_store_free(v);
 	free(v->added_us);
+	free(v->row_us);
 	free(v->slow);
 	free(v->host_id);
 	free(v->verdicts);

@@ -133,6 +133,7 @@ struct pp_mesh_view {
 	/* filled by pp_mesh_view_judge() */
 	struct pp_mesh_odd odd;
 	double *added_us;  /* n: what each rank adds (pp_mesh_odd.h) */
+	double *row_us;	   /* n: each rank's row median (pp_mesh_odd.h) */
 	bool *slow;	   /* n */
 	uint32_t *host_id; /* n: ranks of one host share it */
 	struct pp_mesh_verdicts *verdicts; /* pp_mesh_verdict.h */

@@ -26,7 +26,7 @@ struct mesh {
 	uint8_t *code;
 	uint32_t host[NMAX], rail[NMAX];
 	bool out[NMAX];
-	double added[NMAX];
+	double added[NMAX], row[NMAX];
 	bool slow[NMAX];
 	struct pp_mesh_odd odd;
 	struct pp_mesh_verdicts vd;
@@ -111,9 +111,14 @@ static void judge(struct mesh *m, bool stopped)
 		.slow = m->slow,
 	};
 
-	ck_assert_int_eq(
-		pp_mesh_odd_judge(m->n, m->us, m->added, m->slow, &m->odd), 0);
+	ck_assert_int_eq(pp_mesh_odd_judge_strided(m->n, m->us, sizeof(*m->us),
+						   m->added, m->slow, m->row,
+						   &m->odd),
+			 0);
 	in.baseline_us = m->odd.baseline_us;
+	in.row_us = m->row;
+	in.row_median_us = m->odd.row_median_us;
+	in.link_noise_us = m->odd.link_noise_us;
 	in.bar_us = m->odd.bar_us;
 	ck_assert_int_eq(pp_mesh_verdict_judge(&in, &m->vd), 0);
 }
