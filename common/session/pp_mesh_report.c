@@ -150,12 +150,27 @@ static int judge_verdicts(struct pp_mesh_view *v)
 	return ret;
 }
 
+/* What pp_mesh_view_judge() allocated, released (again callable). */
+static void judged_free(struct pp_mesh_view *v)
+{
+	free(v->added_us);
+	free(v->row_us);
+	free(v->slow);
+	free(v->host_id);
+	free(v->verdicts);
+	v->added_us = v->row_us = NULL;
+	v->slow = NULL;
+	v->host_id = NULL;
+	v->verdicts = NULL;
+}
+
 int pp_mesh_view_judge(struct pp_mesh_view *v)
 {
 	size_t np = (size_t)v->n * (v->n - 1) / 2, k;
 	uint32_t i;
 	int ret;
 
+	judged_free(v); /* judged before: that judgement released */
 	make_labels(v);
 	v->added_us = calloc(v->n, sizeof(*v->added_us));
 	v->row_us = calloc(v->n, sizeof(*v->row_us));
@@ -214,15 +229,7 @@ int pp_mesh_view_judge(struct pp_mesh_view *v)
 void pp_mesh_view_free(struct pp_mesh_view *v)
 {
 	pp_mesh_store_free(v);
-	free(v->added_us);
-	free(v->row_us);
-	free(v->slow);
-	free(v->host_id);
-	free(v->verdicts);
-	v->added_us = NULL;
-	v->slow = NULL;
-	v->host_id = NULL;
-	v->verdicts = NULL;
+	judged_free(v);
 }
 
 /* 1024 as "1,024". */
