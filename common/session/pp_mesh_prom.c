@@ -150,7 +150,7 @@ static double mesh_joined(const struct prom *p)
 
 static double mesh_pairs(const struct prom *p)
 {
-	return (double)p->v->n * (p->v->n - 1) / 2;
+	return (double)p->v->n * (p->v->n - 1) / 2 - (double)p->v->not_selected;
 }
 
 static double mesh_passed(const struct prom *p)
@@ -161,6 +161,11 @@ static double mesh_passed(const struct prom *p)
 static double mesh_failed(const struct prom *p)
 {
 	return p->v->failed;
+}
+
+static double mesh_flagged(const struct prom *p)
+{
+	return p->v->nflagged;
 }
 
 static double mesh_listed(const struct prom *p)
@@ -227,6 +232,43 @@ static void rank_slow(struct prom *p, const char *name)
 	}
 }
 
+/*
+ * rdma_mesh_verdict{kind, state, ...} 1, one sample a verdict kept (the
+ * text's lines): a NIC's rank, host and device; a host's host; a link's
+ * two ends (_a, _b); two rails' indexes.
+ */
+static void verdict_samples(struct prom *p, const char *name)
+{
+	const struct pp_mesh_verdicts *vd = p->v->verdicts;
+	uint32_t kd, st, i;
+
+	for (kd = 0; vd && kd < PP_MESH_VERDICT_KINDS; kd++)
+		for (st = 0; st < PP_MESH_VERDICT_STATES; st++)
+			for (i = 0; i < vd->kept[kd][st]; i++) {
+				const struct pp_mesh_verdict *d =
+					&vd->v[kd][st][i];
+
+				begin(p, name);
+				label(p, "transport", p->v->transport);
+				label(p, "kind", pp_mesh_verdict_kind_name(kd));
+				label(p, "state",
+				      pp_mesh_verdict_state_name(st));
+				if (kd == PP_MESH_VERDICT_RAILS_KIND) {
+					label_uint(p, "rail_a", d->a);
+					label_uint(p, "rail_b", d->b);
+				} else if (kd == PP_MESH_VERDICT_LINK) {
+					rank_labels(p, d->a, "_a");
+					rank_labels(p, d->b, "_b");
+				} else if (kd == PP_MESH_VERDICT_HOST) {
+					label(p, "host",
+					      p->v->ranks[d->a].facts.host);
+				} else {
+					rank_labels(p, d->a, "");
+				}
+				end(p, 1);
+			}
+}
+
 static void rank_failed(struct prom *p, const char *name)
 {
 	uint32_t i;
@@ -291,12 +333,16 @@ static const struct family families[] = {
 	{ "rdma_mesh_ranks", "Ranks the mesh expected.", mesh_ranks, NULL },
 	{ "rdma_mesh_ranks_joined", "Ranks that joined the mesh.", mesh_joined,
 	  NULL },
-	{ "rdma_mesh_pairs", "Pairs of the mesh: every pair of its ranks.",
+	{ "rdma_mesh_pairs",
+	  "Pairs of the mesh: every pair of its ranks that --mesh-pairs selected.",
 	  mesh_pairs, NULL },
 	{ "rdma_mesh_pairs_passed", "Pairs that passed.", mesh_passed, NULL },
 	{ "rdma_mesh_pairs_failed",
 	  "Pairs that failed, never ran (a rank absent or gone) or were not run (the mesh was stopped).",
 	  mesh_failed, NULL },
+	{ "rdma_mesh_pairs_flagged",
+	  "Pairs that ran but missed --expect-mtu (MTU) or --max-rtt (SLOW).",
+	  mesh_flagged, NULL },
 	{ "rdma_mesh_pairs_listed",
 	  "Pairs in the per-pair families: every pair of a mesh of up to " STR(PP_MESH_PROM_PAIRS) " pairs; beyond, the failed pairs first, then those with a slow rank, " STR(
 		  PP_MESH_PROM_PAIRS) " at most.",
@@ -310,7 +356,7 @@ static const struct family families[] = {
 	{ "rdma_mesh_duration_seconds", "Wall time of the mesh, join included.",
 	  mesh_duration, NULL },
 	{ "rdma_mesh_exit_status",
-	  "Exit status of the mesh: 0 every rank joined and every pair passed, 1 otherwise, 130 rank 0 was interrupted.",
+	  "Exit status of the mesh: 0 every rank joined and every pair passed with no verdict, 4 every pair ran but a threshold or a verdict flagged something, 1 otherwise, 130 rank 0 was interrupted.",
 	  mesh_status, NULL },
 	{ "rdma_mesh_last_run_timestamp_seconds",
 	  "When the mesh ended, in seconds since the epoch.", mesh_end, NULL },
@@ -323,6 +369,9 @@ static const struct family families[] = {
 	  NULL, rank_slow },
 	{ "rdma_mesh_rank_pairs_failed", "Pairs of the rank that failed.", NULL,
 	  rank_failed },
+	{ "rdma_mesh_verdict",
+	  "A verdict of the mesh, 1: kind nic, host, link or rails; state slow, failing or no_path; the NIC's rank, host and device, the host, a link's two ends (_a, _b) or the two rails; the strongest 16 of each kind and state.",
+	  NULL, verdict_samples },
 	{ "rdma_mesh_pair_rtt_median_seconds",
 	  "Median round trip of the pair (the client's samples), for a pair that passed; a is the lower rank.",
 	  NULL, pair_rtt },

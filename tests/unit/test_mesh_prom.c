@@ -32,6 +32,7 @@ static const char *const families[] = {
 	"rdma_mesh_pairs",
 	"rdma_mesh_pairs_passed",
 	"rdma_mesh_pairs_failed",
+	"rdma_mesh_pairs_flagged",
 	"rdma_mesh_pairs_listed",
 	"rdma_mesh_ranks_slow",
 	"rdma_mesh_rtt_median_seconds",
@@ -42,6 +43,7 @@ static const char *const families[] = {
 	"rdma_mesh_rank_added_delay_seconds",
 	"rdma_mesh_rank_slow",
 	"rdma_mesh_rank_pairs_failed",
+	"rdma_mesh_verdict",
 	"rdma_mesh_pair_rtt_median_seconds",
 	"rdma_mesh_pair_path_mtu_bytes",
 	"rdma_mesh_pair_result",
@@ -288,9 +290,9 @@ START_TEST(prom_families)
 	/* the matrix median of the 9 that passed: 4 x 20, 31.25, 4 x 220 */
 	expect(t, "rdma_mesh_rtt_median_seconds", "3.125e-05");
 	/* per rank: every rank, escaped; what rank 3 adds, in seconds */
-	ck_assert_uint_eq(count[11], 6);
-	ck_assert_uint_eq(count[13], 6);
+	ck_assert_uint_eq(count[12], 6);
 	ck_assert_uint_eq(count[14], 6);
+	ck_assert_uint_eq(count[15], 6);
 	expect(t,
 	       "rdma_mesh_rank_joined{transport=\"rc\",rank=\"1\",host=\"node\\\"1\",device=\"mlx5_0\"}",
 	       "1");
@@ -321,11 +323,20 @@ START_TEST(prom_families)
 			      v.added_us[3]);
 	}
 	/* rank 5 was not judged: no sample; 5 judged */
-	ck_assert_uint_eq(count[12], 5);
+	ck_assert_uint_eq(count[13], 5);
 	ck_assert_ptr_null(strstr(
 		t,
 		"rdma_mesh_rank_added_delay_seconds{transport=\"rc\",rank=\"5\""));
 	expect(t, "rdma_mesh_rank_slow{transport=\"rc\",rank=\"3\",", "1");
+	/* the verdicts: the slow rank, a NIC of a host of one, */
+	expect(t,
+	       "rdma_mesh_verdict{transport=\"rc\",kind=\"nic\",state=\"slow\",rank=\"3\",",
+	       "1");
+	/* and the pair 1-2 that failed while both pass their others */
+	expect(t,
+	       "rdma_mesh_verdict{transport=\"rc\",kind=\"link\",state=\"failing\",rank_a=\"1\",",
+	       "1");
+	ck_assert_uint_eq(count[16], 2);
 	expect(t, "rdma_mesh_rank_slow{transport=\"rc\",rank=\"0\",", "0");
 	expect(t, "rdma_mesh_rank_pairs_failed{transport=\"rc\",rank=\"1\",",
 	       "2");
@@ -340,15 +351,15 @@ START_TEST(prom_families)
 	expect(t,
 	       "rdma_mesh_pair_rtt_median_seconds{transport=\"rc\",rank_a=\"0\",host_a=\"h0\",device_a=\"mlx5_0\",rank_b=\"3\",",
 	       "0.00022");
-	ck_assert_uint_eq(count[15], 9); /* only the pairs that passed */
+	ck_assert_uint_eq(count[17], 9); /* only the pairs that passed */
 	expect(t,
 	       "rdma_mesh_pair_path_mtu_bytes{transport=\"rc\",rank_a=\"0\",host_a=\"h0\",device_a=\"mlx5_0\",rank_b=\"1\",",
 	       "4096");
 	expect(t,
 	       "rdma_mesh_pair_path_mtu_bytes{transport=\"rc\",rank_a=\"1\",host_a=\"node\\\"1\",device_a=\"mlx5_0\",rank_b=\"2\",",
 	       "1024");
-	ck_assert_uint_eq(count[16], 10); /* 9 passed, and 1-2's */
-	ck_assert_uint_eq(count[17], 15); /* every pair */
+	ck_assert_uint_eq(count[18], 10); /* 9 passed, and 1-2's */
+	ck_assert_uint_eq(count[19], 15); /* every pair */
 	expect(t,
 	       "rdma_mesh_pair_result{transport=\"rc\",rank_a=\"1\",host_a=\"node\\\"1\",device_a=\"mlx5_0\",rank_b=\"2\",host_b=\"c:\\\\node2\",device_b=\"mlx5_0\",result=\"RTR\"}",
 	       "1");
@@ -377,11 +388,11 @@ START_TEST(prom_empty_families)
 	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
 	t = render(&v, 1, 5);
 	check_shape(t, count);
-	ck_assert_uint_eq(count[7], 0);	 /* no pair passed: no median */
-	ck_assert_uint_eq(count[12], 0); /* not judged */
-	ck_assert_uint_eq(count[15], 0);
-	ck_assert_uint_eq(count[16], 0);
-	ck_assert_uint_eq(count[17], 1);
+	ck_assert_uint_eq(count[8], 0);	 /* no pair passed: no median */
+	ck_assert_uint_eq(count[13], 0); /* not judged */
+	ck_assert_uint_eq(count[17], 0);
+	ck_assert_uint_eq(count[18], 0);
+	ck_assert_uint_eq(count[19], 1);
 	expect(t, "rdma_mesh_ranks{mesh_id=\"\",transport=\"rc\"}", "2");
 	free(t);
 	unmake(&v);
@@ -405,8 +416,8 @@ START_TEST(prom_bound)
 	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
 	t = render(&v, 0, 1);
 	check_shape(t, count);
+	ck_assert_uint_eq(count[19], PP_MESH_PROM_PAIRS);
 	ck_assert_uint_eq(count[17], PP_MESH_PROM_PAIRS);
-	ck_assert_uint_eq(count[15], PP_MESH_PROM_PAIRS);
 	free(t);
 	unmake(&v);
 
@@ -419,8 +430,8 @@ START_TEST(prom_bound)
 	ck_assert(v.slow[7]);
 	t = render(&v, 1, 1);
 	check_shape(t, count);
-	ck_assert_uint_eq(count[17], 10 + 98);
-	ck_assert_uint_eq(count[15], 98); /* the slow rank's that passed */
+	ck_assert_uint_eq(count[19], 10 + 98);
+	ck_assert_uint_eq(count[17], 98); /* the slow rank's that passed */
 	expect(t, "rdma_mesh_pairs_listed", "108");
 	expect(t, "rdma_mesh_pairs", "4950");
 	ck_assert_uint_eq(lines_with(t, ",result=\"RUN\"} 1\n"), 10);
@@ -428,8 +439,8 @@ START_TEST(prom_bound)
 	ck_assert_ptr_nonnull(strstr(
 		t,
 		"rank_a=\"16\",host_a=\"h16\",device_a=\"mlx5_0\",rank_b=\"59\",host_b=\"h59\",device_b=\"mlx5_0\",result=\"RUN\"} 1\nrdma_mesh_pair_result{transport=\"rc\",rank_a=\"0\",host_a=\"h0\",device_a=\"mlx5_0\",rank_b=\"7\","));
-	ck_assert_uint_eq(count[11], 100);
 	ck_assert_uint_eq(count[12], 100);
+	ck_assert_uint_eq(count[13], 100);
 	free(t);
 	unmake(&v);
 }
@@ -449,11 +460,11 @@ START_TEST(prom_bound_all_failed)
 	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
 	t = render(&v, 1, 1);
 	check_shape(t, count);
-	ck_assert_uint_eq(count[17], PP_MESH_PROM_PAIRS);
+	ck_assert_uint_eq(count[19], PP_MESH_PROM_PAIRS);
 	snprintf(want, sizeof(want), "%u", PP_MESH_PROM_PAIRS);
 	expect(t, "rdma_mesh_pairs_listed", want);
 	expect(t, "rdma_mesh_pairs_failed", "1124250");
-	ck_assert_uint_eq(count[14], 1500);
+	ck_assert_uint_eq(count[15], 1500);
 	expect(t, "rdma_mesh_rank_pairs_failed{transport=\"rc\",rank=\"700\",",
 	       "1499");
 	/* per rank 3 x 1,500 lines, per pair 2 x 2,016: under 1.5 MB */
