@@ -87,7 +87,9 @@ static void check_ok(const struct pp_opts *o, enum pp_tool tool, int argc,
 		fail(tool, "more than one QP for a single-QP tool");
 	if (o->timeout_ms < 1000 || o->timeout_ms > PP_MAX_TIMEOUT_S * 1000)
 		fail(tool, "timeout out of range");
-	if (o->set >> PP_OPT_COUNT)
+	/* every bit used once the options fill the 64 (a shift by 64 is UB) */
+	if (o->set &
+	    ~(PP_OPT_COUNT >= 64 ? ~0ULL : (1ULL << (PP_OPT_COUNT % 64)) - 1))
 		fail(tool, "set has a bit above PP_OPT_COUNT");
 	switch (tool) {
 	case PP_TOOL_RC:
