@@ -276,7 +276,8 @@ static int find_links(uint32_t n, const double *us, size_t stride,
 			l->k[l->n++] = pp_mesh_pair_index(n, i, j);
 		}
 out:
-	qsort(l->k, l->n, sizeof(*l->k), cmp_size);
+	if (l->n)
+		qsort(l->k, l->n, sizeof(*l->k), cmp_size);
 	return 0;
 }
 

@@ -1575,6 +1575,7 @@ int main(int argc, char **argv)
 	free(md.die_round);
 	free(md.silent);
 	free(md.plays);
+	free(md.place);
 	free(md.pfail);
 	free(md.padd);
 	free(later);
