@@ -549,11 +549,21 @@ many)
 	[[ $PP_ROLE == A ]] || exit 0
 	mesh_srun many 800 -N 4 -n 32 --overcommit -- \
 		"$rc" --mesh "${common[@]}" -n 10 -s 64 --json --mesh-svg "$PP_MEET/many/mesh.svg"
-	pp_expect_status "$srun_st" 0 "srun -N 4 -n 32 rc --mesh"
-	statuses $(printf '0 %.0s' {1..32})
+	# Every pair passes. The emulated hosts are not alike (node01 runs rank
+	# 0 and slurmctld too, 8 ranks share each guest's two vCPUs), so a slow
+	# verdict can be true here: the status is 0, or 4 with slow verdicts
+	# only (mesh_check: 4 if and only if the document has verdicts; no
+	# failing one), the same on every rank.
+	case $srun_st in
+	0 | 4) echo "ok: srun -N 4 -n 32 rc --mesh exited $srun_st" ;;
+	*) pp_expect_status "$srun_st" 0 "srun -N 4 -n 32 rc --mesh" ;;
+	esac
+	# shellcheck disable=SC2046 # 32 words
+	statuses $(for _ in {1..32}; do echo "$srun_st"; done)
 	sed 's/^/    r0.err: /' "$d/r0.err"
 	mesh_check --ranks 32 --all-ok --json "$d/r0.out" --svg "$d/mesh.svg" --rounds 31 \
-		--hosts "$(IFS=,; echo "${pp_nodes[*]}")" --per-host 8
+		--hosts "$(IFS=,; echo "${pp_nodes[*]}")" --per-host 8 \
+		--no-verdict nic:failing --no-verdict host:failing --no-verdict link:failing
 	;;
 *)
 	echo "FAIL: unknown case $case_"
