@@ -40,6 +40,63 @@ double pp_mesh_odd_dof(uint64_t pairs, uint32_t n)
 	return sqrt((double)pairs / (free_ >= 1 ? free_ : 1));
 }
 
+/* The others each rank's estimate looks at (pick_peers()). */
+struct peers {
+	uint32_t *p; /* rank i's at p[i * PP_MESH_ODD_PEERS] */
+	uint32_t *m; /* how many rank i has */
+	uint32_t *c; /* how many pairs of rank i passed */
+};
+
+/*
+ * K by the peers a typical rank's estimate looks at, from 3 on
+ * (pp_mesh_odd_k(); tests/unit/test_mesh_odd.c "k_calibrated" draws the
+ * meshes it was read off).  With 3 peers K also grows as the pairs beyond
+ * the model, nu, get fewer: a full mesh of 4 has one.
+ */
+static const double k_by_peers[] = { 0, 0, 0, 9.0, 6.5, 6.0, 4.5, 4.5 };
+
+double pp_mesh_odd_k(uint32_t peers, uint64_t pairs, uint32_t n)
+{
+	double nu = (double)pairs - n - 1;
+
+	if (peers < PP_MESH_ODD_MIN_PEERS)
+		return INFINITY;
+	if (peers >= sizeof(k_by_peers) / sizeof(k_by_peers[0]))
+		return PP_MESH_ODD_NOISE_K;
+	if (peers == PP_MESH_ODD_MIN_PEERS)
+		return k_by_peers[peers] + 6 / (nu >= 1 ? nu : 1);
+	return k_by_peers[peers];
+}
+
+/* The pairs that passed: each is in its two ranks' counts. */
+static uint64_t finite_pairs(uint32_t n, const struct peers *pr)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		sum += pr->c[i];
+	return sum / 2;
+}
+
+/* The lower median of the peers of the ranks with at least the least. */
+static uint32_t typical_peers(uint32_t n, const uint32_t *m)
+{
+	uint32_t cnt[PP_MESH_ODD_PEERS + 1] = { 0 }, i, k = 0, seen = 0;
+
+	for (i = 0; i < n; i++)
+		if (m[i] >= PP_MESH_ODD_MIN_PEERS) {
+			cnt[m[i]]++;
+			k++;
+		}
+	for (i = 0; i <= PP_MESH_ODD_PEERS; i++) {
+		seen += cnt[i];
+		if (k && seen * 2 >= k)
+			return i;
+	}
+	return 0;
+}
+
 static double lower_median(double *v, uint32_t n)
 {
 	uint32_t i, k = 0;
@@ -155,27 +212,45 @@ static double median_strided(const double *v, size_t stride, size_t n,
 	       2;
 }
 
-/* e(i): the median of the triangles of @i over evenly spread others. */
-/* The m others of rank @i that its estimate looks at, spread evenly. */
-static uint32_t spread_peers(uint32_t n, uint32_t i, uint32_t *peer)
+/*
+ * The others each rank's estimate looks at: of the ranks it has a pair
+ * with that passed, up to PP_MESH_ODD_PEERS spread evenly over them (on
+ * rails, its own rail's; never a pair that failed or did not run).
+ */
+static void pick_peers(uint32_t n, const double *us, size_t stride,
+		       struct peers *pr)
 {
-	uint32_t m = n - 1 < PP_MESH_ODD_PEERS ? n - 1 : PP_MESH_ODD_PEERS;
-	uint32_t j;
+	uint32_t i, j, c, m, t, q;
 
-	for (j = 0; j < m; j++) {
-		/* the j-th of m ranks spread over the n - 1 others */
-		uint32_t o = (uint32_t)((uint64_t)j * (n - 1) / m);
+	for (i = 0; i < n; i++) {
+		uint32_t *peer = pr->p + (size_t)i * PP_MESH_ODD_PEERS;
 
-		peer[j] = o >= i ? o + 1 : o;
+		for (j = 0, c = 0; j < n; j++)
+			c += j != i && isfinite(rtt(n, us, stride, i, j, NULL));
+		m = c < PP_MESH_ODD_PEERS ? c : PP_MESH_ODD_PEERS;
+		/* the q-th of m is the floor(q c / m)-th of the c */
+		for (j = 0, t = 0, q = 0; j < n && q < m; j++) {
+			if (j == i || !isfinite(rtt(n, us, stride, i, j, NULL)))
+				continue;
+			if (t++ == (uint32_t)((uint64_t)q * c / m))
+				peer[q++] = j;
+		}
+		pr->m[i] = m;
+		pr->c[i] = c;
 	}
-	return m;
 }
 
+/* e(i): the median of the triangles of @i over its peers. */
 static double estimate(uint32_t n, const double *us, size_t stride, uint32_t i,
-		       uint32_t *peer, double *tri, const struct links *l)
+		       const struct peers *pr, double *tri,
+		       const struct links *l)
 {
-	uint32_t m = spread_peers(n, i, peer);
+	const uint32_t *peer = pr->p + (size_t)i * PP_MESH_ODD_PEERS;
+	uint32_t m = pr->m[i];
 	uint32_t j, k, t = 0;
+
+	if (m < PP_MESH_ODD_MIN_PEERS)
+		return NAN;
 
 	for (j = 0; j < m; j++)
 		for (k = j + 1; k < m; k++) {
@@ -194,15 +269,16 @@ static double estimate(uint32_t n, const double *us, size_t stride, uint32_t i,
  * spread peers (pp_mesh_odd.h); 0 when no pair has all three.
  */
 static double noise(uint32_t n, const double *us, size_t stride,
-		    const double *e, uint32_t *peer, double *r,
+		    const double *e, const struct peers *pr, double *r,
 		    const struct links *l)
 {
-	uint32_t i, j, m;
+	uint32_t i, j;
 	size_t t = 0;
 
 	for (i = 0; i < n; i++) {
-		m = spread_peers(n, i, peer);
-		for (j = 0; j < m; j++) {
+		const uint32_t *peer = pr->p + (size_t)i * PP_MESH_ODD_PEERS;
+
+		for (j = 0; j < pr->m[i]; j++) {
 			double x = rtt(n, us, stride, i, peer[j], l) - e[i] -
 				   e[peer[j]];
 
@@ -220,10 +296,11 @@ static double noise(uint32_t n, const double *us, size_t stride,
  * @row and @buf: n and n x PP_MESH_ODD_PEERS + n doubles.
  */
 static int find_links(uint32_t n, const double *us, size_t stride,
-		      uint32_t *peer, double *row, double *buf, struct links *l,
-		      size_t *npairs, struct pp_mesh_odd *res)
+		      const struct peers *pr, double noise_k, double *row,
+		      double *buf, struct links *l, size_t *npairs,
+		      struct pp_mesh_odd *res)
 {
-	uint32_t i, j, t, m;
+	uint32_t i, j, t;
 	size_t r = 0, judged = 0, cap = 0;
 	double x, med, s, bar;
 
@@ -242,8 +319,9 @@ static int find_links(uint32_t n, const double *us, size_t stride,
 	if (!isfinite(med))
 		return 0;
 	for (i = 0; i < n; i++) {
-		m = spread_peers(n, i, peer);
-		for (j = 0; j < m; j++) {
+		const uint32_t *peer = pr->p + (size_t)i * PP_MESH_ODD_PEERS;
+
+		for (j = 0; j < pr->m[i]; j++) {
 			x = rtt(n, us, stride, i, peer[j], NULL) -
 			    (row[i] + row[peer[j]] - med);
 			if (isfinite(x))
@@ -252,9 +330,9 @@ static int find_links(uint32_t n, const double *us, size_t stride,
 	}
 	s = r ? 1.4826 * pp_mesh_median(buf, (uint32_t)r) : 0;
 	judged /= 2;
-	res->link_noise_us = fmax(PP_MESH_ODD_NOISE_K,
-				  judged ? sqrt(2 * log(judged / 0.01)) : 0) *
-			     s * pp_mesh_odd_dof(judged, n);
+	res->link_noise_us =
+		fmax(noise_k, judged ? sqrt(2 * log(judged / 0.01)) : 0) * s *
+		pp_mesh_odd_dof(judged, n);
 	bar = fmax(fmax(PP_MESH_ODD_MIN_US, med / 2), res->link_noise_us);
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++) {
@@ -292,7 +370,7 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	size_t finite = 0;
 	uint32_t judged;
 	uint64_t *cnt;
-	uint32_t *peer;
+	struct peers pr = { 0 };
 	int ret = ENOMEM;
 
 	res->matrix_median_us = NAN;
@@ -301,6 +379,8 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	res->bar_us = NAN;
 	res->row_median_us = NAN;
 	res->link_noise_us = NAN;
+	res->noise_k = INFINITY;
+	res->peers = 0;
 	res->nslow = 0;
 	for (i = 0; i < n; i++) {
 		added_us[i] = NAN;
@@ -313,20 +393,25 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	cnt = calloc(65536, sizeof(*cnt));
 	e = calloc((size_t)n + 1, sizeof(*e));
 	tri = calloc((size_t)m * m / 2 + 1, sizeof(*tri));
-	peer = calloc(m, sizeof(*peer));
-	if (!all || !cnt || !e || !tri || !peer)
+	pr.p = calloc((size_t)n * m + 1, sizeof(*pr.p));
+	pr.m = calloc((size_t)n + 1, sizeof(*pr.m));
+	pr.c = calloc((size_t)n + 1, sizeof(*pr.c));
+	if (!all || !cnt || !e || !tri || !pr.p || !pr.m || !pr.c)
 		goto out;
 	ret = 0;
 	res->matrix_median_us = median_strided(pair_us, stride, npairs, cnt);
 	if (n < 3)
 		goto out;
+	pick_peers(n, pair_us, stride, &pr);
+	res->peers = typical_peers(n, pr.m);
+	res->noise_k = pp_mesh_odd_k(res->peers, finite_pairs(n, &pr), n);
 	/* the rows in @row_us, or in e until the estimates take it */
-	ret = find_links(n, pair_us, stride, peer, row_us ? row_us : e, all,
-			 &links, &finite, res);
+	ret = find_links(n, pair_us, stride, &pr, res->noise_k,
+			 row_us ? row_us : e, all, &links, &finite, res);
 	if (ret)
 		goto out;
 	for (i = 0; i < n; i++)
-		e[i] = estimate(n, pair_us, stride, i, peer, tri, &links);
+		e[i] = estimate(n, pair_us, stride, i, &pr, tri, &links);
 	for (i = 0; i < n; i++)
 		all[i] = e[i];
 	res->baseline_us = lower_median(all, n);
@@ -334,10 +419,10 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 		goto out;
 	for (i = 0, judged = 0; i < n; i++)
 		judged += isfinite(e[i]);
-	res->noise_us = noise(n, pair_us, stride, e, peer, all, &links) *
+	res->noise_us = noise(n, pair_us, stride, e, &pr, all, &links) *
 			pp_mesh_odd_dof(finite - links.n, judged);
 	res->bar_us = fmax(fmax(PP_MESH_ODD_MIN_US, res->baseline_us),
-			   PP_MESH_ODD_NOISE_K * res->noise_us);
+			   res->noise_k * res->noise_us);
 	for (i = 0; i < n; i++) {
 		if (!isfinite(e[i]))
 			continue;
@@ -351,7 +436,9 @@ out:
 	free(cnt);
 	free(e);
 	free(tri);
-	free(peer);
+	free(pr.p);
+	free(pr.m);
+	free(pr.c);
 	return ret;
 }
 

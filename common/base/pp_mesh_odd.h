@@ -8,7 +8,8 @@
  * rtt(i,j) = c + d(i) + d(j).  For a rank i and two others j, k,
  * (rtt(i,j) + rtt(i,k) - rtt(j,k)) / 2 = c/2 + d(i), whatever j and k add.
  * A rank's estimate e(i) is the median of that over pairs of others (at most
- * PP_MESH_ODD_PEERS of them, evenly spread, so the work stays O(N)); the
+ * PP_MESH_ODD_PEERS of them, spread evenly over the ranks it passed a pair
+ * with, on rails its own rail's, so the work stays O(N)); the
  * baseline B is the lower median of the e(i) (of an even count, the
  * smaller middle one), and what rank i adds is e(i) - B.  So the rule holds
  * while at most half of the ranks are slow.  Rank i is slow when it adds at
@@ -26,7 +27,8 @@
  * ranks are in e, not in r), and s = 1.4826 x the median of |r| over the
  * pairs the estimates look at is its spread (a standard deviation, for
  * normal noise, that a few odd pairs do not move).  A rank is slow only
- * when it adds at least PP_MESH_ODD_NOISE_K x s too: on a fabric whose
+ * when it adds at least K x s too (pp_mesh_odd_k(): 3 when the pairs far
+ * outnumber the ranks, more when s rests on few values): on a fabric whose
  * round trips wander by a few percent the bar stays max(MIN, B); on one
  * that wanders by half (software RDMA under emulation) chance alone does
  * not name a rank.  The bar, max(MIN, B, K x s), is also what a slow
@@ -51,12 +53,15 @@
 #define PP_MESH_ODD_PEERS 32	/* others a rank's estimate looks at, at most */
 #define PP_MESH_ODD_MIN_US 5.0	/* less than this added is never "slow" */
 #define PP_MESH_ODD_NOISE_K 3.0 /* the bar: at least this many spreads */
+#define PP_MESH_ODD_MIN_PEERS 3 /* fewer: a rank's share is not judged */
 #define PP_MESH_ODD_LINKS 65536 /* slow links left out of triangles, most */
 
 struct pp_mesh_odd {
 	double matrix_median_us; /* median of the pairs that passed; NaN: none */
 	double baseline_us;	 /* B: a typical rank's share c/2; NaN: none */
 	double noise_us;	 /* s: the spread of what the model leaves */
+	double noise_k;		 /* K: pp_mesh_odd_k() of peers */
+	uint32_t peers;		 /* a typical rank's peers (lower median) */
 	double bar_us;		 /* max(MIN, B, K x s): slow from this on */
 	double row_median_us;	 /* M: the median of the rows' medians */
 	double link_noise_us;	 /* z x s' (pp_mesh_verdict.h): a link's bar */
@@ -107,6 +112,20 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
  * s' times it.
  */
 double pp_mesh_odd_dof(uint64_t pairs, uint32_t n);
+
+/**
+ * pp_mesh_odd_k() - how many spreads the bars take, K.  The spread s is
+ * itself unsure when it rests on few values, and a rank's estimate more
+ * so when it has few triangles, so K grows as a typical rank's @peers
+ * (the others its estimate looks at, PP_MESH_ODD_PEERS at most) get
+ * fewer: 3 from 8 peers on, 4.5 for 6 or 7, 6 for 5, 6.5 for 4, and for
+ * 3 peers 9 + 6 / nu, nu = @pairs - @n - 1 (at least 1): 15 for a full
+ * mesh of 4, 11 for two rails of 4 hosts.  Read off meshes with no slow
+ * rank whose pairs wander by log-normal noise, so that at most 1 mesh in
+ * 200 names one (test_mesh_report.c, odd_k_calibrated); INFINITY under
+ * PP_MESH_ODD_MIN_PEERS peers, where no rank is judged.
+ */
+double pp_mesh_odd_k(uint32_t peers, uint64_t pairs, uint32_t n);
 
 /**
  * pp_mesh_median() - the median of the finite values of @v (NaN skipped)

@@ -31,7 +31,7 @@
  * PP_MESH_ODD_MIN_US, B, z x s'), both ends with at least
  * PP_MESH_VERDICT_LINK_PAIRS pairs that passed: slower by a typical
  * rank's whole share, and by more than noise gives by chance among the P
- * pairs judged: z = sqrt(2 ln(P / 0.01)), at least PP_MESH_ODD_NOISE_K (a
+ * pairs judged: z = sqrt(2 ln(P / 0.01)), at least pp_mesh_odd_k() (a
  * normal noise passes that once in a hundred meshes: 3.8 at 12 pairs, 4.7
  * at 496, 6.4 at 8.4 million).  The ends are not blamed: the odd-one-out
  * rule leaves such pairs out of its triangles (pp_mesh_odd.h), and a pair

@@ -156,6 +156,113 @@ START_TEST(odd_noise_bar)
 }
 END_TEST
 
+/* A deterministic normal draw (Box-Muller over xorshift64). */
+static double draw_normal(uint64_t *x)
+{
+	double u, v;
+
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	u = ((double)(*x >> 11) + 1) / 9007199254740994.0;
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	v = ((double)(*x >> 11) + 1) / 9007199254740994.0;
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/*
+ * The meshes K was read off (pp_mesh_odd.c): no slow rank, each pair's
+ * median 4,000 usec plus 1,000 x (e^g - 1), g normal (log-normal noise,
+ * heavier-tailed than a fabric's), full meshes and rails (rank i on rail
+ * i % rails, only pairs within a rail).  At most 1 mesh in 200 names a
+ * rank; with K = 3 throughout, 2 rails of 4 named one in 27, 4 rails
+ * of 4 one in 13, a full mesh of 4 one in 42.
+ */
+START_TEST(odd_k_calibrated)
+{
+	static const struct {
+		uint32_t n, rails, peers;
+		double k;
+	} cfg[] = {
+		{ 4, 1, 3, 15 },     { 8, 2, 3, 11 },  { 12, 3, 3, 10.2 },
+		{ 16, 4, 3, 9.857 }, { 5, 1, 4, 6.5 }, { 10, 2, 4, 6.5 },
+		{ 6, 1, 5, 6 },	     { 12, 2, 5, 6 },  { 7, 1, 6, 4.5 },
+		{ 16, 2, 7, 4.5 },   { 9, 1, 8, 3 },   { 20, 2, 9, 3 },
+	};
+	const uint32_t meshes = 2000;
+	uint64_t x = 88172645463325252ULL;
+	double us[190], added[20];
+	bool slow[20];
+	struct pp_mesh_odd r;
+	uint32_t c, t, a, b, named;
+
+	for (c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
+		uint32_t n = cfg[c].n;
+
+		for (t = 0, named = 0; t < meshes; t++) {
+			for (a = 0; a < n; a++)
+				for (b = a + 1; b < n; b++)
+					us[pp_mesh_pair_index(n, a, b)] =
+						a % cfg[c].rails !=
+								b % cfg[c].rails ?
+							NAN :
+							4000 + 1000 * (exp(draw_normal(
+									       &x)) -
+								       1);
+			ck_assert_int_eq(
+				pp_mesh_odd_judge(n, us, added, slow, &r), 0);
+			named += r.nslow > 0;
+		}
+		ck_assert_uint_eq(r.peers, cfg[c].peers);
+		ck_assert_msg(fabs(r.noise_k - cfg[c].k) < 0.01, "%u: K %f", n,
+			      r.noise_k);
+		ck_assert_msg(named * 200 <= meshes,
+			      "%u ranks, %u rails: %u of %u meshes name a rank",
+			      n, cfg[c].rails, named, meshes);
+	}
+	/* fewer than 3 peers: not judged */
+	ck_assert(isinf(pp_mesh_odd_k(2, 3, 3)));
+	ck_assert(pp_mesh_odd_k(200, 20000, 201) == PP_MESH_ODD_NOISE_K);
+}
+END_TEST
+
+/*
+ * 1,024 ranks on 8 rails, pairs within a rail only: each estimate looks at
+ * 32 peers of its own rail (spread over all ranks, 4 in 32 would be), and
+ * one NIC adding 20 usec is the one found, by how much it adds.
+ */
+START_TEST(odd_rails_at_scale)
+{
+	const uint32_t n = 1024;
+	size_t np = (size_t)n * (n - 1) / 2;
+	double *us = calloc(np, sizeof(*us)),
+	       *added = calloc(n, sizeof(*added));
+	bool *slow = calloc(n, sizeof(*slow));
+	uint64_t x = 2463534242ULL;
+	struct pp_mesh_odd r;
+	uint32_t a, b;
+
+	ck_assert(us && added && slow);
+	for (a = 0; a < n; a++)
+		for (b = a + 1; b < n; b++)
+			us[pp_mesh_pair_index(n, a, b)] =
+				a % 8 != b % 8 ?
+					NAN :
+					3 + 0.05 * draw_normal(&x) +
+						(a == 37 || b == 37 ? 20 : 0);
+	ck_assert_int_eq(pp_mesh_odd_judge(n, us, added, slow, &r), 0);
+	ck_assert_uint_eq(r.peers, 32);
+	ck_assert_uint_eq(r.nslow, 1);
+	ck_assert(slow[37]);
+	ck_assert_msg(fabs(added[37] - 20) < 0.2, "%f", added[37]);
+	free(us);
+	free(added);
+	free(slow);
+}
+END_TEST
+
 START_TEST(odd_median_in_place)
 {
 	uint32_t n, i, seed = 12345;
@@ -1334,6 +1441,8 @@ static Suite *mesh_report_suite(void)
 	tcase_add_test(tc, cell_size);
 	tcase_add_test(tc, report_verdicts);
 	/* 1,024 ranks, half a million pairs each */
+	tcase_add_test(scale, odd_k_calibrated);
+	tcase_add_test(scale, odd_rails_at_scale);
 	tcase_add_test(scale, report_grouped);
 	tcase_add_test(scale, report_capped);
 	tcase_add_test(scale, store_growth);
