@@ -288,7 +288,9 @@ static void pair_rtt(struct prom *p, const char *name)
 	for (i = 0; i < p->npairs; i++) {
 		const struct pp_mesh_cell *c = &p->v->cells[p->pairs[i].k];
 
-		if (c->code != PP_MESH_OK || !isfinite(c->median_us))
+		/* a flagged pair ran whole: its median is kept */
+		if ((c->code != PP_MESH_OK && !pp_mesh_code_flagged(c->code)) ||
+		    !isfinite(c->median_us))
 			continue;
 		begin_pair(p, name, &p->pairs[i]);
 		end(p, c->median_us / 1e6);
@@ -373,12 +375,12 @@ static const struct family families[] = {
 	  "A verdict of the mesh, 1: kind nic, host, link or rails; state slow, failing or no_path; the NIC's rank, host and device, the host, a link's two ends (_a, _b) or the two rails; the strongest 16 of each kind and state.",
 	  NULL, verdict_samples },
 	{ "rdma_mesh_pair_rtt_median_seconds",
-	  "Median round trip of the pair (the client's samples), for a pair that passed; a is the lower rank.",
+	  "Median round trip of the pair (the client's samples), for a pair that passed or was flagged; a is the lower rank.",
 	  NULL, pair_rtt },
 	{ "rdma_mesh_pair_path_mtu_bytes",
 	  "Path MTU of the pair's QPs, where known.", NULL, pair_mtu },
 	{ "rdma_mesh_pair_result",
-	  "1, with the pair's result as label: ok, or the code of the step that failed (CONN, RTR, RTS, 1ST, RUN, DATA, TIME, GONE, ABSENT, DEV).",
+	  "1, with the pair's result as label: ok; MTU or SLOW, it ran but missed a threshold; or the code of the step that failed (CONN, RTR, RTS, 1ST, RUN, DATA, TIME, GONE, ABSENT, DEV). Pairs that --mesh-pairs did not select have no sample.",
 	  NULL, pair_result },
 };
 
@@ -404,7 +406,11 @@ static int choose(struct prom *p)
 				const struct pp_mesh_cell *c = &v->cells[k];
 				bool ok = c->code == PP_MESH_OK, want;
 
-				if (pass == 0 && !ok) {
+				/* not selected (--mesh-pairs): not a pair */
+				if (c->unsel)
+					continue;
+				if (pass == 0 && !ok &&
+				    !pp_mesh_code_flagged(c->code)) {
 					p->failed[a]++;
 					p->failed[b]++;
 				}

@@ -376,6 +376,56 @@ START_TEST(prom_families)
 END_TEST
 
 /* Two ranks: nothing judged, no median of a failed pair: no samples. */
+/*
+ * Rails: pairs 0-1 and 2-3 not selected, pair 0-2 flagged SLOW (it ran
+ * whole, its median kept): the pairs not selected have no per-pair
+ * sample, the flagged pair's result is SLOW with its round trip, and it
+ * counts as neither rank's failed pair.
+ */
+START_TEST(prom_unselected_flagged)
+{
+	struct pp_mesh_view v;
+	char *t;
+
+	make(&v, 6);
+	pp_mesh_view_unselect(&v, 0, 1);
+	pp_mesh_view_unselect(&v, 2, 3);
+	cell(&v, 0, 2)->code = PP_MESH_SLOW;
+	cell(&v, 0, 2)->median_us = 250;
+	v.max_rtt_us = 100;
+	ck_assert_int_eq(pp_mesh_view_judge(&v), 0);
+	t = render(&v, 4, 1700000000);
+	expect(t, "rdma_mesh_pairs", "13");
+	expect(t, "rdma_mesh_pairs_listed", "13");
+	expect(t, "rdma_mesh_pairs_flagged", "1");
+	expect(t, "rdma_mesh_pairs_failed", "0");
+	ck_assert_uint_eq(lines_with(t, "\nrdma_mesh_pair_result{"), 13);
+	ck_assert_uint_eq(lines_with(t, "result=\"ok\""), 12);
+	ck_assert_uint_eq(
+		lines_with(
+			t,
+			"rank_a=\"0\",host_a=\"h0\",device_a=\"mlx5_0\",rank_b=\"1\""),
+		0);
+	ck_assert_uint_eq(
+		lines_with(
+			t,
+			"rank_a=\"2\",host_a=\"h2\",device_a=\"mlx5_0\",rank_b=\"3\""),
+		0);
+	expect(t,
+	       "rdma_mesh_pair_result{transport=\"rc\",rank_a=\"0\",host_a=\"h0\",device_a=\"mlx5_0\",rank_b=\"2\",host_b=\"h2\",device_b=\"mlx5_0\",result=\"SLOW\"}",
+	       "1");
+	expect(t,
+	       "rdma_mesh_pair_rtt_median_seconds{transport=\"rc\",rank_a=\"0\",host_a=\"h0\",device_a=\"mlx5_0\",rank_b=\"2\",host_b=\"h2\",device_b=\"mlx5_0\"}",
+	       "0.00025");
+	expect(t, "rdma_mesh_rank_pairs_failed{transport=\"rc\",rank=\"0\",",
+	       "0");
+	expect(t, "rdma_mesh_rank_pairs_failed{transport=\"rc\",rank=\"2\",",
+	       "0");
+	free(t);
+	unmake(&v);
+}
+END_TEST
+
 START_TEST(prom_empty_families)
 {
 	unsigned int count[NFAM];
@@ -647,6 +697,7 @@ static Suite *mesh_prom_suite(void)
 	TCase *tc = tcase_create("core"), *scale = tcase_create("scale");
 
 	tcase_add_test(tc, prom_families);
+	tcase_add_test(tc, prom_unselected_flagged);
 	tcase_add_test(tc, prom_empty_families);
 	tcase_add_test(tc, prom_bound);
 	tcase_add_test(tc, prom_save);
