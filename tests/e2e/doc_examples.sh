@@ -87,6 +87,18 @@ pair json "rc_pingpong" \
 pair interop "rc_pingpong -g 1 -c --rdma-core" \
 	"ibv_rc_pingpong -g 1 -c -s 4096 -n 1000 -m 1024 $addr"
 pair probe "rc_pingpong --persistent" "rc_pingpong --probe $addr" stop
+# a mesh of 3 ranks on this host's one device, as pdsh would start them:
+# rank 0's text and its --mesh-prom file
+# (the first to take the port is rank 0: the captured one, started first)
+mesh=(rc_pingpong --mesh --mesh-size 3 --mesh-root "$addr" -d rxe0 -n 100)
+run mesh "${mesh[*]} --mesh-prom rdma_mesh.prom" &
+rpid=$!
+pp_wait_port 18515 "$rpid" || pp_fail "mesh: rank 0 is not listening"
+for _ in 1 2; do
+	timeout -k 5 "$PP_STEP_TIMEOUT" "${mesh[@]}" >/dev/null 2>&1 &
+done
+wait
+run mesh.prom "grep -E '^rdma_mesh_(pairs|pairs_passed|exit_status|rank_slow|pair_result)\\b' rdma_mesh.prom"
 
 if ((emit)); then
 	for f in "$caps"/*; do

@@ -64,17 +64,27 @@ Rails (several devices per host, -d DEV,DEV...):
                     there is no --verdict)
   --line-has W,W,...  a line of the text holds every word W
   --gid-net DEV=TEXT  with --json: every rank on DEV uses a GID holding TEXT
+
+--prom FILE   the --mesh-prom file, read as monitoring reads it: promtool
+check metrics passes it, a real node_exporter's textfile collector serves
+it on a loopback port; what it served holds the mesh's counts and exit
+status, each selected pair's result (and no pair that was not selected),
+the --verdict expectations, and with --text the same cells as the matrix.
 Prints one "ok: ..." line per check that held and "FAIL: ..." for each that
 did not; exit status 1 if any failed.
 """
 import argparse
 import json
+import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import zlib
+
+import prom_scrape
 
 failed = False
 
@@ -335,6 +345,96 @@ def verdict_checks(verdicts, a, src, lines=None):
         check(not extra, f"{src}: no other verdict", json.dumps(extra))
 
 
+# --- the Prometheus file -----------------------------------------------------
+
+
+def prom_verdicts(got):
+    """The rdma_mesh_verdict samples as the JSON's verdict objects."""
+    out = []
+    for ls, _ in prom_scrape.samples_of(got, "rdma_mesh_verdict"):
+        v = {"kind": ls.get("kind"), "state": ls.get("state"),
+             "host": ls.get("host"), "device": ls.get("device")}
+        if "host_a" in ls:
+            v["ends"] = [{"host": ls["host_a"], "device": ls["device_a"]},
+                         {"host": ls["host_b"], "device": ls["device_b"]}]
+        out.append(v)
+    return out
+
+
+def prom_checks(a, n, want_ok, flag, run_pairs, notrun, want_exit, sources):
+    """The --prom file, served by node_exporter, against the expectations
+    and the text's cells."""
+    promtool, exporter = prom_scrape.tools()
+    if not promtool or not exporter:
+        fail("prom: promtool or prometheus-node-exporter not installed "
+             "(tests/install-deps.sh installs both)")
+        return
+    try:
+        text = open(a.prom).read()
+    except OSError as e:
+        fail(f"prom: {e}")
+        return
+    passed, said = prom_scrape.promtool_check(promtool, text)
+    check(passed, "prom: promtool check metrics passes it, silent", said)
+    tdir = tempfile.mkdtemp(prefix="mesh_check.")
+    try:
+        shutil.copy(a.prom, os.path.join(tdir, "mesh.prom"))
+        body, why = prom_scrape.scrape(exporter, tdir, os.path.join(tdir, "exporter.err"))
+    finally:
+        shutil.rmtree(tdir, ignore_errors=True)
+    if not check(body is not None, "prom: node_exporter served /metrics", why):
+        return
+    got = prom_scrape.parse_metrics(body)
+    fm = prom_scrape.find_metric
+    check(fm(got, "node_textfile_scrape_error") == [0.0],
+          "prom: node_exporter's textfile collector read it without error")
+    npass = sum(v is True for p, v in want_ok.items() if p not in flag)
+    nfail = len(run_pairs) - npass - len(flag)
+    want = {"rdma_mesh_ranks": n, "rdma_mesh_ranks_joined": n - len(a.absent),
+            "rdma_mesh_pairs": len(run_pairs), "rdma_mesh_pairs_passed": npass,
+            "rdma_mesh_pairs_flagged": len(flag), "rdma_mesh_pairs_failed": nfail}
+    verdicts = prom_verdicts(got)
+    exit_want = want_exit
+    if a.exit is None and exit_want != 1 and verdicts:
+        exit_want = 4
+    want["rdma_mesh_exit_status"] = exit_want
+    wrong = [f"{k} {fm(got, k)}, expected {v}" for k, v in want.items()
+             if fm(got, k) != [float(v)]]
+    check(not wrong, "prom: the mesh's counts and exit status "
+          + ", ".join(f"{k[10:]} {v}" for k, v in want.items()), "; ".join(wrong))
+    cells = {}
+    for ls, _ in prom_scrape.samples_of(got, "rdma_mesh_pair_result"):
+        i, j = int(ls["rank_a"]), int(ls["rank_b"])
+        cells[(i, j)] = cells[(j, i)] = ls["result"]
+    for ls, v in prom_scrape.samples_of(got, "rdma_mesh_pair_rtt_median_seconds"):
+        i, j = int(ls["rank_a"]), int(ls["rank_b"])
+        if cells.get((i, j)) == "ok":
+            cells[(i, j)] = cells[(j, i)] = "%.3f" % (v * 1e6)
+    listed = [p for p in notrun if p in cells]
+    check(not listed, f"prom: none of the {len(notrun)} pairs not selected has a sample",
+          str(listed))
+    for p in notrun:
+        cells[p] = cells[p[::-1]] = "none"
+    for i in range(n):
+        cells[(i, i)] = "-"
+    cell_checks(cells, want_ok, flag, notrun, "prom")
+    verdict_checks(verdicts, a, "prom")
+    if "text" in sources:
+        diff = []
+        for k, c in sources["text"].items():
+            q = cells.get(k)
+            if k[0] == k[1] or (tuple(sorted(k)) in notrun):
+                continue
+            try:
+                same = abs(float(c) - float(q)) <= max(0.5, float(q) * 0.001)
+            except (TypeError, ValueError):
+                same = c == q
+            if not same:
+                diff.append(f"{k}: text {c}, prom {q}")
+        check(not diff, "prom and text: every pair's result and round trip the same",
+              "; ".join(diff[:6]))
+
+
 # --- main -------------------------------------------------------------------
 
 
@@ -366,6 +466,7 @@ def main():
     ap.add_argument("--no-verdict", action="append", default=[])
     ap.add_argument("--line-has", action="append", default=[])
     ap.add_argument("--gid-net", action="append", default=[])
+    ap.add_argument("--prom")
     a = ap.parse_args()
     n = a.ranks
     bad = set(a.bad) | set(a.absent)
@@ -668,6 +769,9 @@ def main():
             if d is not None:
                 check(labels == sources["json-labels"], "svg and json: the same labels",
                       f"{labels}")
+
+    if a.prom:
+        prom_checks(a, n, want_ok, flag, run_pairs, notrun, want_exit, sources)
 
     # agreement, cell by cell, of the sources from one run
     names = [k for k in ("json", "text", "svg") if k in sources]

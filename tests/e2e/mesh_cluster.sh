@@ -250,18 +250,22 @@ rails_check() {
 }
 
 # rails_run NAME EXIT LIMIT MESH-OPTS... -- CHECK-ARGS...: on A, a rails
-# case twice: in text (with the picture), then with --json; each time
-# every rank exits EXIT, and rank 0's output goes to mesh_check.py with
-# CHECK-ARGS.
+# case in text, with the picture and the Prometheus file (read back by
+# node_exporter on the host), then, unless rails_json=0, with --json; each
+# time every rank exits EXIT, and rank 0's output goes to mesh_check.py
+# with CHECK-ARGS.
+rails_json=1
 rails_run() {
 	local name=$1 want=$2 limit=$3 mopts cargs
 	shift 3
 	pp_split "$@"
 	mopts=("${pp_before[@]}") cargs=("${pp_after[@]}")
-	rails_srun "$name.text" "$limit" "${mopts[@]}" --mesh-svg "$PP_MEET/$name.text/mesh.svg"
+	rails_srun "$name.text" "$limit" "${mopts[@]}" --mesh-svg "$PP_MEET/$name.text/mesh.svg" \
+		--mesh-prom "$PP_MEET/$name.text/mesh.prom"
 	show
 	statuses "$want" "$want" "$want" "$want" "$want" "$want" "$want" "$want"
-	rails_check "${cargs[@]}" --text "$d/r0.out" --svg "$d/mesh.svg"
+	rails_check "${cargs[@]}" --text "$d/r0.out" --svg "$d/mesh.svg" --prom "$d/mesh.prom"
+	((rails_json)) || return 0
 	rails_srun "$name.json" "$limit" "${mopts[@]}" --json
 	sed 's/^/    r0.err: /' "$d/r0.err"
 	statuses "$want" "$want" "$want" "$want" "$want" "$want" "$want" "$want"
@@ -373,6 +377,9 @@ rails_nic | rails_host | rails_link)
 		;;
 	esac
 	ready "$case_"
+	# the verdicts in text and in the Prometheus file; in JSON, rails_rail
+	# and rails_all's run (and the unit tests) stand for these
+	rails_json=0
 	slow=(--max-rtt 100000 -n 10 --mesh-serial)
 	case $case_ in
 	rails_nic)
@@ -401,6 +408,7 @@ rails_mtu)
 	[[ $PP_ROLE != D ]] || mtu1=1500
 	pp_netdev_mtu eth1 "$mtu1" rxe1 || true
 	ready rails_mtu
+	rails_json=0
 	rails_run rails_mtu 4 240 -n 10 --expect-mtu 4096 -- --pairs rail --flag 7:MTU \
 		--exit 4 --line-has "$PP_NODE_D:rxe1,1024,1500"
 	pp_tell finished

@@ -75,8 +75,10 @@ import tempfile
 import socket
 import threading
 import time
-import urllib.error
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "e2e"))
+import prom_scrape  # noqa: E402
 
 LAUNCHER_VARS = re.compile(r"^(SLURM_|PMIX_|PMI_|OMPI_|JOB_COMPLETION_INDEX$|PP_MESH_)")
 
@@ -607,38 +609,6 @@ def case_rails(c, n):
             "all: rank 0's device line names its local index and the list")
 
 
-def parse_metrics(text):
-    """The samples of an exposition text: {(name, frozenset(labels)):
-    value}, label values unescaped."""
-    out = {}
-    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
-    pair = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
-    unesc = {"\\": "\\", '"': '"', "n": "\n"}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = sample.match(line)
-        if not m:
-            raise ValueError("not a sample line: %r" % line)
-        labels = {}
-        for k, v in pair.findall(m.group(2) or ""):
-            labels[k] = re.sub(r"\\(.)", lambda e: unesc.get(e.group(1), e.group(1)), v)
-        out[(m.group(1), frozenset(labels.items()))] = float(m.group(3))
-    return out
-
-
-def find_metric(samples, name, **labels):
-    """The values of @name's samples whose labels include @labels."""
-    want = {(k, str(v)) for k, v in labels.items()}
-    return [v for (n, ls), v in samples.items() if n == name and want <= ls]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def skip(c, what):
     print("SKIP: %s" % what, flush=True)
     shutil.rmtree(c.dir, ignore_errors=True)
@@ -648,9 +618,7 @@ def skip(c, what):
 def case_prom(c, n):
     """The model: every pair 20 usec; rank SLOW adds 300 usec; the pair
     A-B fails at RTR.  Rank 0's own pairs are DEV (no device here)."""
-    promtool = shutil.which("promtool")
-    exporter = shutil.which("prometheus-node-exporter") or \
-        shutil.which("node_exporter")
+    promtool, exporter = prom_scrape.tools()
     if not promtool:
         skip(c, "promtool not found: install the Debian package prometheus "
              "(tests/install-deps.sh)")
@@ -678,76 +646,44 @@ def case_prom(c, n):
         return
     with open(path) as f:
         text = f.read()
-    chk = subprocess.run([promtool, "check", "metrics"], input=text,
-                         capture_output=True, text=True, timeout=30)
-    c.check(chk.returncode == 0 and not chk.stdout.strip() and
-            not chk.stderr.strip(),
-            "promtool check metrics passes it, silent (exit %d: %s)" %
-            (chk.returncode, (chk.stdout + chk.stderr).strip()[:500]))
-    port = free_port()
-    ne = subprocess.Popen([exporter, "--collector.disable-defaults",
-                           "--collector.textfile",
-                           "--collector.textfile.directory=" + tdir,
-                           "--web.listen-address=127.0.0.1:%d" % port],
-                          stdout=subprocess.DEVNULL,
-                          stderr=open(os.path.join(c.dir, "exporter.err"),
-                                      "wb"),
-                          start_new_session=True)
-    body, why = None, "no answer"
-    try:
-        deadline = time.monotonic() + 15
-        while body is None and time.monotonic() < deadline:
-            if ne.poll() is not None:
-                why = "it exited with %d" % ne.returncode
-                break
-            try:
-                with urllib.request.urlopen(
-                        "http://127.0.0.1:%d/metrics" % port,
-                        timeout=5) as resp:
-                    body = resp.read().decode()
-            except (urllib.error.URLError, OSError) as e:
-                why = str(e)
-                time.sleep(0.2)
-    finally:
-        try:
-            os.killpg(ne.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        ne.wait(timeout=10)
+    passed, said = prom_scrape.promtool_check(promtool, text)
+    c.check(passed, "promtool check metrics passes it, silent (%s)" % said)
+    body, why = prom_scrape.scrape(exporter, tdir,
+                                   os.path.join(c.dir, "exporter.err"))
     if not c.check(body is not None, "node_exporter served /metrics within "
                    "15 s" + ("" if body is not None else " (%s)" % why)):
         return
-    got = parse_metrics(body)
-    c.check(find_metric(got, "node_textfile_scrape_error") == [0.0],
+    got = prom_scrape.parse_metrics(body)
+    c.check(prom_scrape.find_metric(got, "node_textfile_scrape_error") == [0.0],
             "its textfile collector read the file without error")
-    rtt = find_metric(got, "rdma_mesh_pair_rtt_median_seconds",
+    rtt = prom_scrape.find_metric(got, "rdma_mesh_pair_rtt_median_seconds",
                       rank_a=1, rank_b=a, transport="rc")
     c.check(len(rtt) == 1 and abs(rtt[0] - base * 1e-6) < 1e-12,
             "pair 1-%d's round trip: %g s (got %s)" % (a, base * 1e-6, rtt))
-    rtt = find_metric(got, "rdma_mesh_pair_rtt_median_seconds",
+    rtt = prom_scrape.find_metric(got, "rdma_mesh_pair_rtt_median_seconds",
                       rank_a=1, rank_b=slow)
     c.check(len(rtt) == 1 and abs(rtt[0] - (base + add) * 1e-6) < 1e-12,
             "pair 1-%d's round trip: %g s (got %s)" %
             (slow, (base + add) * 1e-6, rtt))
-    added = find_metric(got, "rdma_mesh_rank_added_delay_seconds", rank=slow)
+    added = prom_scrape.find_metric(got, "rdma_mesh_rank_added_delay_seconds", rank=slow)
     c.check(len(added) == 1 and abs(added[0] - add * 1e-6) < 1e-6,
             "rank %d adds %g s (got %s)" % (slow, add * 1e-6, added))
-    c.check(find_metric(got, "rdma_mesh_rank_slow", rank=slow) == [1.0] and
-            sum(find_metric(got, "rdma_mesh_rank_slow")) == 1,
+    c.check(prom_scrape.find_metric(got, "rdma_mesh_rank_slow", rank=slow) == [1.0] and
+            sum(prom_scrape.find_metric(got, "rdma_mesh_rank_slow")) == 1,
             "rank %d is judged slow, and no other" % slow)
-    c.check(find_metric(got, "rdma_mesh_pair_result", rank_a=a, rank_b=b,
+    c.check(prom_scrape.find_metric(got, "rdma_mesh_pair_result", rank_a=a, rank_b=b,
                         result="RTR") == [1.0],
             "pair %d-%d's result is RTR" % (a, b))
-    c.check(len(find_metric(got, "rdma_mesh_pair_result", rank_a=0,
+    c.check(len(prom_scrape.find_metric(got, "rdma_mesh_pair_result", rank_a=0,
                             result="DEV")) == n - 1,
             "rank 0's %d pairs are DEV" % (n - 1))
-    c.check(find_metric(got, "rdma_mesh_pairs_failed", mesh_id="sim-prom")
+    c.check(prom_scrape.find_metric(got, "rdma_mesh_pairs_failed", mesh_id="sim-prom")
             == [float(n)], "%d pairs failed" % n)
-    c.check(find_metric(got, "rdma_mesh_ranks_joined") == [float(n)],
+    c.check(prom_scrape.find_metric(got, "rdma_mesh_ranks_joined") == [float(n)],
             "%d ranks joined" % n)
-    c.check(find_metric(got, "rdma_mesh_exit_status") == [float(r0.rc)],
+    c.check(prom_scrape.find_metric(got, "rdma_mesh_exit_status") == [float(r0.rc)],
             "the exit status is rank 0's (%s)" % r0.rc)
-    ts = find_metric(got, "rdma_mesh_last_run_timestamp_seconds")
+    ts = prom_scrape.find_metric(got, "rdma_mesh_last_run_timestamp_seconds")
     c.check(len(ts) == 1 and abs(ts[0] - os.path.getmtime(path)) < 5,
             "the run's end is the file's time (%s)" % ts)
 
@@ -784,13 +720,13 @@ def case_prom_stopped(c, n):
                    "the file is there, no temporary file beside it"):
         return
     with open(path) as f:
-        got = parse_metrics(f.read())
-    c.check(find_metric(got, "rdma_mesh_exit_status") == [130.0],
+        got = prom_scrape.parse_metrics(f.read())
+    c.check(prom_scrape.find_metric(got, "rdma_mesh_exit_status") == [130.0],
             "it says exit status 130")
     pairs = n * (n - 1) // 2
-    time_ = len(find_metric(got, "rdma_mesh_pair_result", result="TIME"))
+    time_ = len(prom_scrape.find_metric(got, "rdma_mesh_pair_result", result="TIME"))
     c.check(0 < time_ < pairs and
-            len(find_metric(got, "rdma_mesh_pair_result")) == pairs,
+            len(prom_scrape.find_metric(got, "rdma_mesh_pair_result")) == pairs,
             "every pair has a result, those not run TIME (%d of %d)" %
             (time_, pairs))
 
