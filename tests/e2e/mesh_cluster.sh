@@ -355,6 +355,7 @@ rails_all)
 	# the bed's matrix, test_mesh_verdict bed_rails_noise.)
 	rails_need
 	[[ $PP_ROLE == A ]] || exit 0
+	rails_json=0 # the JSON of rails: rails_rail's run
 	rails_run rails_all 1 300 -n 20 --mesh-pairs all -- --pairs all \
 		--cross-rail-fail --exit 1 --verdict rails:no_path \
 		--no-verdict nic:failing --no-verdict host:failing \
