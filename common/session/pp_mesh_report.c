@@ -1386,6 +1386,8 @@ static void json_summary(const struct pp_mesh_view *v, struct pp_json *j)
 	key_us(j, "matrix_median_usec", v->odd.matrix_median_us);
 	key_us(j, "baseline_usec", v->odd.baseline_us);
 	key_us(j, "noise_usec", v->odd.noise_us);
+	key_us(j, "noise_k", v->odd.noise_k);
+	key_us(j, "bar_usec", v->odd.bar_us);
 	pp_json_key(j, "slow");
 	pp_json_begin_array(j);
 	for (i = 0; i < v->n; i++) {

@@ -493,6 +493,10 @@ START_TEST(report_json_svg)
 	ck_assert_ptr_nonnull(strstr(
 		t, "\"failed_pairs\":[{\"a\":1,\"b\":2,\"result\":\"RTR\"}]"));
 	ck_assert_ptr_nonnull(strstr(t, "\"exit_status\":1}}\n"));
+	/* 3 ranks: each has 2 others, too few to judge a rank's share */
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"\"baseline_usec\":null,\"noise_usec\":null,\"noise_k\":null,\"bar_usec\":null,"));
 	free(t);
 	t = render(&v, 2);
 	ck_assert_ptr_nonnull(
