@@ -194,22 +194,43 @@ static double kth(const double *v, size_t stride, size_t n, uint64_t k,
 	return from_key(prefix);
 }
 
-/* pp_mesh_median() of strided values, exact, in O(1) memory. */
-static double median_strided(const double *v, size_t stride, size_t n,
-			     uint64_t *cnt)
+/*
+ * pp_mesh_median() of strided values, exact: of up to PP_MESH_ODD_COPY
+ * values, a sorted copy; of more, in O(1) memory (kth()), whose 65,536
+ * counters would cost a small mesh more than its pairs.
+ */
+static int median_strided(const double *v, size_t stride, size_t n, double *out)
 {
-	uint64_t k = 0;
+	uint64_t k = 0, *cnt;
 	size_t i;
 
+	if (n <= PP_MESH_ODD_COPY) {
+		double *copy = calloc(n + 1, sizeof(*copy));
+
+		if (!copy)
+			return ENOMEM;
+		for (i = 0; i < n; i++)
+			copy[i] = at(v, stride, i);
+		*out = pp_mesh_median(copy, (uint32_t)n);
+		free(copy);
+		return 0;
+	}
 	for (i = 0; i < n; i++)
 		k += isfinite(at(v, stride, i));
+	*out = NAN;
 	if (!k)
-		return NAN;
+		return 0;
+	cnt = calloc(65536, sizeof(*cnt));
+	if (!cnt)
+		return ENOMEM;
 	if (k % 2)
-		return kth(v, stride, n, k / 2, cnt);
-	return (kth(v, stride, n, k / 2 - 1, cnt) +
-		kth(v, stride, n, k / 2, cnt)) /
-	       2;
+		*out = kth(v, stride, n, k / 2, cnt);
+	else
+		*out = (kth(v, stride, n, k / 2 - 1, cnt) +
+			kth(v, stride, n, k / 2, cnt)) /
+		       2;
+	free(cnt);
+	return 0;
 }
 
 /*
@@ -369,7 +390,6 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	struct links links = { 0 };
 	size_t finite = 0;
 	uint32_t judged;
-	uint64_t *cnt;
 	struct peers pr = { 0 };
 	int ret = ENOMEM;
 
@@ -390,16 +410,16 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 	}
 	/* room for the e(i), the rows, then the residuals of noise() */
 	all = calloc((size_t)n * m + n + 1, sizeof(*all));
-	cnt = calloc(65536, sizeof(*cnt));
 	e = calloc((size_t)n + 1, sizeof(*e));
 	tri = calloc((size_t)m * m / 2 + 1, sizeof(*tri));
 	pr.p = calloc((size_t)n * m + 1, sizeof(*pr.p));
 	pr.m = calloc((size_t)n + 1, sizeof(*pr.m));
 	pr.c = calloc((size_t)n + 1, sizeof(*pr.c));
-	if (!all || !cnt || !e || !tri || !pr.p || !pr.m || !pr.c)
+	if (!all || !e || !tri || !pr.p || !pr.m || !pr.c)
 		goto out;
-	ret = 0;
-	res->matrix_median_us = median_strided(pair_us, stride, npairs, cnt);
+	ret = median_strided(pair_us, stride, npairs, &res->matrix_median_us);
+	if (ret)
+		goto out;
 	if (n < 3)
 		goto out;
 	pick_peers(n, pair_us, stride, &pr);
@@ -433,7 +453,6 @@ int pp_mesh_odd_judge_strided(uint32_t n, const double *pair_us, size_t stride,
 out:
 	free(links.k);
 	free(all);
-	free(cnt);
 	free(e);
 	free(tri);
 	free(pr.p);

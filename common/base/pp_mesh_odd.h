@@ -54,6 +54,7 @@
 #define PP_MESH_ODD_MIN_US 5.0	/* less than this added is never "slow" */
 #define PP_MESH_ODD_NOISE_K 3.0 /* the bar: at least this many spreads */
 #define PP_MESH_ODD_MIN_PEERS 3 /* fewer: a rank's share is not judged */
+#define PP_MESH_ODD_COPY 4096	/* pairs whose median is taken of a copy */
 #define PP_MESH_ODD_LINKS 65536 /* slow links left out of triangles, most */
 
 struct pp_mesh_odd {

@@ -263,15 +263,19 @@ START_TEST(odd_rails_at_scale)
 }
 END_TEST
 
+/* The matrix median of a copy (to PP_MESH_ODD_COPY pairs), then in place. */
 START_TEST(odd_median_in_place)
 {
-	uint32_t n, i, seed = 12345;
+	static const uint32_t sizes[] = { 3, 10, 17, 24, 31, 38, 91, 92, 101 };
+	uint32_t n, i, s, seed = 12345;
 
-	for (n = 3; n < 40; n += 7) {
-		size_t np = (size_t)n * (n - 1) / 2;
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t np = (size_t)sizes[s] * (sizes[s] - 1) / 2;
 		double *us = calloc(np, sizeof(*us)),
-		       *copy = calloc(np, sizeof(*copy)), added[40];
-		bool slow[40];
+		       *copy = calloc(np, sizeof(*copy)), added[101];
+		bool slow[101];
+
+		n = sizes[s];
 		struct pp_mesh_odd r;
 
 		for (i = 0; i < np; i++) {
