@@ -49,8 +49,8 @@ struct peers {
 
 /*
  * K by the peers a typical rank's estimate looks at, from 3 on
- * (pp_mesh_odd_k(); tests/unit/test_mesh_odd.c "k_calibrated" draws the
- * meshes it was read off).  With 3 peers K also grows as the pairs beyond
+ * (pp_mesh_odd_k(); odd_k_calibrated in tests/unit/test_mesh_report.c
+ * draws the meshes it was read off).  With 3 peers K also grows as the pairs beyond
  * the model, nu, get fewer: a full mesh of 4 has one.
  */
 static const double k_by_peers[] = { 0, 0, 0, 9.0, 6.5, 6.0, 4.5, 4.5 };

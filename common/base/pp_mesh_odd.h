@@ -27,8 +27,8 @@
  * ranks are in e, not in r), and s = 1.4826 x the median of |r| over the
  * pairs the estimates look at is its spread (a standard deviation, for
  * normal noise, that a few odd pairs do not move).  A rank is slow only
- * when it adds at least K x s too (pp_mesh_odd_k(): 3 when the pairs far
- * outnumber the ranks, more when s rests on few values): on a fabric whose
+ * when it adds at least K x s too (pp_mesh_odd_k(): 3 when a typical
+ * rank's estimate has 8 others or more, more with fewer): on a fabric whose
  * round trips wander by a few percent the bar stays max(MIN, B); on one
  * that wanders by half (software RDMA under emulation) chance alone does
  * not name a rank.  The bar, max(MIN, B, K x s), is also what a slow
