@@ -365,7 +365,7 @@ rails_nic | rails_host | rails_link)
 	# (c), (d), (e): C (node03) is ranks 4 (rxe0) and 5 (rxe1); D's rxe1
 	# is rank 7. --mesh-serial: the pairs one at a time, the least noise.
 	rails_need
-	ready_wait=560 # two meshes of at most 240 s each, and their launches
+	ready_wait=560 # a mesh of at most 240 s and its launch, with room
 	case $case_:$PP_ROLE in
 	rails_nic:C) pp_netem eth1 200ms || true ;;
 	rails_host:C)
@@ -378,8 +378,8 @@ rails_nic | rails_host | rails_link)
 		;;
 	esac
 	ready "$case_"
-	# the verdicts in text and in the Prometheus file; in JSON, rails_rail
-	# and rails_all's run (and the unit tests) stand for these
+	# the verdicts in text and in the Prometheus file; in JSON, the unit
+	# tests stand for these (rails_rail's JSON run checks the rails' labels)
 	rails_json=0
 	slow=(--max-rtt 100000 -n 10 --mesh-serial)
 	case $case_ in
