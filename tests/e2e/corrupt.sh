@@ -84,7 +84,7 @@ one() {
 		pp_wait "$spid" || sst=$?
 		for side in server client; do
 			echo "--- $name: $side output"
-			sed 's/^/    /' "$PP_LOGS/$name.$side"
+			pp_indent '    ' "$PP_LOGS/$name.$side"
 		done
 	fi
 	if [[ $det == server ]]; then

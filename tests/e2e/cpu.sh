@@ -62,7 +62,7 @@ sa=$(affinity "$pp_spid") ca=$(affinity "$pp_cpid")
 sst=0 cst=0
 pp_wait "$pp_spid" || sst=$?
 pp_wait "$pp_cpid" || cst=$?
-sed 's/^/    /' "$pp_slog"
+pp_indent '    ' "$pp_slog"
 head -c 2000 "$pp_clog" | sed 's/^/    /'
 echo
 pp_expect_status "$sst" 0 "auto server"

@@ -36,7 +36,7 @@ for side in server client; do
 	st=0
 	pp_client "none.$side" "$PP_LOGS/none.$side" "$bin" -d "$PP_DEV" \
 		-p "$PP_PORT" -T 10 --hugepages "${host[@]}" || st=$?
-	sed 's/^/    /' "$PP_LOGS/none.$side"
+	pp_indent '    ' "$PP_LOGS/none.$side"
 	pp_expect_status "$st" 1 "$side without huge pages"
 	pp_expect_grep '^rc_pingpong: --hugepages: no free 2 MiB huge pages \(.*free_hugepages is 0\): reserve some with sysctl vm.nr_hugepages=N$' \
 		"$PP_LOGS/none.$side" "$side names vm.nr_hugepages"

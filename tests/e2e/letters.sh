@@ -26,7 +26,7 @@ check() {
 	pp_client "$name" "$log" "$bin" -d "$PP_DEV" -p "$PP_PORT" -T 10 \
 		--trace "$@" || st=$?
 	echo "--- $name: $tool $*"
-	sed 's/^/    /' "$log"
+	pp_indent '    ' "$log"
 	pp_expect_status "$st" 1 "$name"
 	pp_expect_grep "^$tool: $want" "$log" "$name: names the capability"
 	if grep -Eq 'allocate PD|create (CQ|QP)|created|connected to|accepted' "$log"; then
@@ -96,7 +96,7 @@ if command -v ibv_rc_pingpong >/dev/null; then
 		st=0
 		pp_client "stock$letter" "$PP_LOGS/stock$letter" \
 			ibv_rc_pingpong -d "$PP_DEV" -p "$PP_PORT" "$letter" || st=$?
-		sed 's/^/    /' "$PP_LOGS/stock$letter"
+		pp_indent '    ' "$PP_LOGS/stock$letter"
 		if ((st != 0)) && grep -Eq "ODP capable|timestamp capable|dm allocation" \
 			"$PP_LOGS/stock$letter"; then
 			echo "ok: ibv_rc_pingpong $letter is refused on $PP_DEV too"

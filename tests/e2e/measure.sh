@@ -49,7 +49,7 @@ pair() {
 	local spid=$pp_pid
 	if ! pp_wait_port "$port" "$spid"; then
 		pp_fail "$name: the server is not listening"
-		sed 's/^/    server: /' "$PP_LOGS/$name.server"
+		pp_indent '    server: ' "$PP_LOGS/$name.server"
 	fi
 	cst=0
 	pp_client "$name client" "$PP_LOGS/$name.client" "$bin" -d "$PP_DEV" \

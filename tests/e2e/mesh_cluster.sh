@@ -135,9 +135,9 @@ mesh_srun() {
 # show: rank 0's output and every other rank's stderr, indented.
 show() {
 	local f
-	sed 's/^/    /' "$d/r0.out"
+	pp_indent '    ' "$d/r0.out"
 	for f in "$d"/r*.err; do
-		[[ ! -s $f ]] || sed "s/^/    $(basename "$f"): /" "$f"
+		[[ ! -s $f ]] || pp_indent "    ${f##*/}: " "$f"
 	done
 	for f in "$d"/r*.out; do
 		[[ $f == "$d/r0.out" || ! -s $f ]] || pp_fail "$(basename "$f"): a rank other than 0 printed on stdout"
@@ -146,9 +146,11 @@ show() {
 
 # statuses WANT...: the exit status of each rank (st.<rank>) is WANT[rank].
 statuses() {
-	local i got=()
+	local i st got=()
 	for ((i = 0; i < $#; i++)); do
-		got+=("$(cat "$d/st.$i" 2>/dev/null || echo none)")
+		st=none
+		[[ ! -r $d/st.$i ]] || read -r st <"$d/st.$i" || true
+		got+=("${st:-none}")
 	done
 	if [[ ${got[*]} == "$*" ]]; then
 		echo "ok: the ranks exited $*"
@@ -267,7 +269,7 @@ rails_run() {
 	rails_check "${cargs[@]}" --text "$d/r0.out" --svg "$d/mesh.svg" --prom "$d/mesh.prom"
 	((rails_json)) || return 0
 	rails_srun "$name.json" "$limit" "${mopts[@]}" --json
-	sed 's/^/    r0.err: /' "$d/r0.err"
+	pp_indent '    r0.err: ' "$d/r0.err"
 	statuses "$want" "$want" "$want" "$want" "$want" "$want" "$want" "$want"
 	rails_check "${cargs[@]}" --json "$d/r0.out" \
 		--gid-net rxe0=10.99.5. --gid-net rxe1=10.99.6.
@@ -295,7 +297,7 @@ rails_pair)
 		pp_tell rails1.listen
 		st=0
 		pp_wait "$spid" || st=$?
-		sed 's/^/    B: /' "$PP_LOGS/rails1"
+		pp_indent '    B: ' "$PP_LOGS/rails1"
 		pp_expect_status "$st" 0 "B: the rxe1 server, C's rxe1 its client"
 		pp_expect_grep '^100 iters in [0-9.]+ seconds = [0-9.]+ usec/iter$' \
 			"$PP_LOGS/rails1" "B: the rxe1 server's iters line"
@@ -310,7 +312,7 @@ rails_pair)
 		t0=$(pp_now_ms)
 		st=0
 		pp_wait "$spid" || st=$?
-		sed 's/^/    B: /' "$PP_LOGS/rails2"
+		pp_indent '    B: ' "$PP_LOGS/rails2"
 		pp_expect_status "$st" 1 "B: the rxe0 server, C's rxe1 its client (no path)"
 		pp_expect_fast $(($(pp_now_ms) - t0)) 30000 "B: the rxe0 server ended"
 		pp_tell rails2.done
@@ -319,7 +321,7 @@ rails_pair)
 		st=0
 		pp_client "rxe1 client" "$PP_LOGS/rails1" "$rc" -d rxe1 -g "$g1" -p "$PP_PORT" \
 			"${opts[@]}" "$PP_NODE_B" || st=$?
-		sed 's/^/    C: /' "$PP_LOGS/rails1"
+		pp_indent '    C: ' "$PP_LOGS/rails1"
 		pp_expect_status "$st" 0 "C: rc_pingpong -d rxe1 -g $g1 to B's rxe1"
 		pp_expect_grep '^100 iters in [0-9.]+ seconds = [0-9.]+ usec/iter$' \
 			"$PP_LOGS/rails1" "C: the rxe1 client's iters line"
@@ -329,7 +331,7 @@ rails_pair)
 		pp_client "rxe1 client to rxe0" "$PP_LOGS/rails2" "$rc" -d rxe1 -g "$g1" -p "$port2" \
 			"${opts[@]}" "$PP_NODE_B" || st=$?
 		ms=$(($(pp_now_ms) - t0))
-		sed 's/^/    C: /' "$PP_LOGS/rails2"
+		pp_indent '    C: ' "$PP_LOGS/rails2"
 		pp_expect_status "$st" 1 "C: rc_pingpong -d rxe1 to B's rxe0 (no path)"
 		# retries exceeded after 8 x 67 ms, or nothing completed within -T
 		pp_expect_fast "$ms" 20000 "C: the client against B's rxe0 ended"
@@ -444,7 +446,7 @@ pdsh)
 		[[ ! -s $d/$role.err ]] || sed "s/^/    $role.err: /" "$d/$role.err"
 	done
 	if [[ -n $printers ]]; then
-		sed 's/^/    /' "$printers"
+		pp_indent '    ' "$printers"
 		pp_expect_grep '^mesh: 4 of 4 ranks joined' "$printers" "4 of 4 ranks joined"
 		mesh_check --ranks 4 --all-ok --text "$printers"
 	fi
@@ -503,7 +505,7 @@ kill)
 	# D goes during the first round
 	pp_wait_line '^mesh: [0-9]+ of [0-9]+ ranks joined' "$d/r0.err" 60 ||
 		pp_fail "rank 0 announced no bound"
-	sed 's/^/    r0.err: /' "$d/r0.err"
+	pp_indent '    r0.err: ' "$d/r0.err"
 	grep -q '^mesh: 4 of 4 ranks joined' "$d/r0.err" ||
 		pp_fail "not every rank joined before D was to go"
 	# at once: the first round has begun, and D's pair in it must not end
@@ -571,7 +573,7 @@ many)
 	esac
 	# shellcheck disable=SC2046 # 32 words
 	statuses $(for _ in {1..32}; do echo "$srun_st"; done)
-	sed 's/^/    r0.err: /' "$d/r0.err"
+	pp_indent '    r0.err: ' "$d/r0.err"
 	mesh_check --ranks 32 --all-ok --json "$d/r0.out" --svg "$d/mesh.svg" --rounds 31 \
 		--hosts "$(IFS=,; echo "${pp_nodes[*]}")" --per-host 8 \
 		--no-verdict nic:failing --no-verdict host:failing --no-verdict link:failing

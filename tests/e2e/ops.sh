@@ -50,7 +50,7 @@ run() {
 	pp_wait "$spid" || sst=$?
 	for side in server client; do
 		echo "--- $name: $side output"
-		sed 's/^/    /' "$PP_LOGS/$name.$side"
+		pp_indent '    ' "$PP_LOGS/$name.$side"
 	done
 }
 
@@ -76,7 +76,7 @@ refused() {
 	shift 3
 	bin=$(pp_bin "$tool")
 	pp_client "$name" "$PP_LOGS/$name" "$bin" "$@" "$PP_HOST" || st=$?
-	sed 's/^/    /' "$PP_LOGS/$name"
+	pp_indent '    ' "$PP_LOGS/$name"
 	pp_expect_status "$st" 2 "$name: the client (a usage error)"
 	pp_expect_grep "$re" "$PP_LOGS/$name" "$name: the client names the rule"
 }
@@ -94,8 +94,8 @@ server_refuses() {
 	python3 "$(dirname "$0")/hostile_peer.py" "$mode" 127.0.0.1 "$port" \
 		>"$PP_LOGS/$name.peer" 2>&1 || pp_fail "$name: hostile_peer.py failed"
 	pp_wait "$spid" || st=$?
-	sed 's/^/    server: /' "$PP_LOGS/$name.server"
-	sed 's/^/    peer: /' "$PP_LOGS/$name.peer"
+	pp_indent '    server: ' "$PP_LOGS/$name.server"
+	pp_indent '    peer: ' "$PP_LOGS/$name.peer"
 	pp_expect_status "$st" 1 "$name: the server (a refused HELLO)"
 	pp_expect_grep "$re" "$PP_LOGS/$name.server" "$name: the server names the rule"
 	pp_expect_grep "^ERROR: .*$re" "$PP_LOGS/$name.peer" \

@@ -109,12 +109,12 @@ for ((i = 1; i <= clients; i++)); do
 		sent[$kind]=$((${sent[$kind]:-0} + 1))
 		hostile "$kind" "$log" || {
 			pp_fail "client $i ($kind) did not end as expected:"
-			sed 's/^/    /' "$log" 2>/dev/null || true
+			pp_indent '    ' "$log" 2>/dev/null || true
 		}
 	elif ! timeout -k 5 60 "$rc" -d "$PP_DEV" -p "$port" "${pp_gid_opt[@]}" \
 		-n 10 -T 10 "$PP_HOST" >"$log" 2>&1; then
 		pp_fail "good client $i failed:"
-		sed 's/^/    /' "$log"
+		pp_indent '    ' "$log"
 	fi
 	if ! kill -0 "$server" 2>/dev/null; then
 		pp_fail "the server is gone after client $i"

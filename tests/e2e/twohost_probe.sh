@@ -100,7 +100,7 @@ st=0
 timeout -k 5 300 "$bin" -d "$PP_DEV" -p "$pp_pair_port" --probe --json \
 	"$PP_ADDR_A" >"$PP_LOGS/probe.json" 2>"$PP_LOGS/probe.txt" || st=$?
 echo "probe --json: $((($(pp_now_ms) - t0) / 1000)) s; the table (stderr):"
-sed 's/^/    /' "$PP_LOGS/probe.txt"
+pp_indent '    ' "$PP_LOGS/probe.txt"
 pp_expect_status "$st" 0 "--probe --json"
 pp_expect_grep '^probe: [0-9]+ GID pairs x 3 MTUs \(256\.\.1024\) = [0-9]+ rows, each at most [0-9]+ s' \
 	"$PP_LOGS/probe.txt" "the plan first, with the probe's length"
@@ -116,7 +116,7 @@ fi
 pp_tell probed
 sst=$(pp_hear server.status) || sst=none
 echo "--- server on A (exit $sst):"
-sed 's/^/    /' "$PP_MEET/server.A"
+pp_indent '    ' "$PP_MEET/server.A"
 pp_expect_status "$sst" 0 "the --persistent server, stopped by SIGINT"
 pp_expect_grep 'sent the GID table \(a --probe query\)' "$PP_MEET/server.A" \
 	"the server: the query is not a failed client"
@@ -127,7 +127,7 @@ pp_hear listen.plain >/dev/null
 st=0
 pp_client "probe, plain server" "$PP_LOGS/probe.plain" "$bin" -d "$PP_DEV" \
 	-p "$pp_pair_port" --probe "$PP_ADDR_A" || st=$?
-sed 's/^/    /' "$PP_LOGS/probe.plain"
+pp_indent '    ' "$PP_LOGS/probe.plain"
 pp_expect_status "$st" 1 "--probe toward a server without --persistent"
 pp_expect_grep 'stopped taking clients after the query \(.*\): --probe needs a server started with --persistent \(0 of [0-9]+ rows run\)' \
 	"$PP_LOGS/probe.plain" "--probe says the server must be --persistent"

@@ -69,7 +69,7 @@ one_line() {
 		echo "ok: $3: one line"
 	else
 		pp_fail "$3: $n lines, expected 1"
-		sed 's/^/    /' "$1"
+		pp_indent '    ' "$1"
 	fi
 }
 

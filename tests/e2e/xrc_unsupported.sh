@@ -76,7 +76,7 @@ if command -v ibv_xsrq_pingpong >/dev/null; then
 	xst=0
 	pp_client stock "$PP_LOGS/stock" ibv_xsrq_pingpong -d "$PP_DEV" \
 		-p "$PP_PORT" || xst=$?
-	sed 's/^/    /' "$PP_LOGS/stock"
+	pp_indent '    ' "$PP_LOGS/stock"
 	if ((xst != 0)) && grep -q 'XRC Domain' "$PP_LOGS/stock"; then
 		echo "ok: ibv_xsrq_pingpong cannot open an XRC domain on $PP_DEV either"
 	else
@@ -90,7 +90,7 @@ fi
 unit=$PP_BIN/tests/unit/test_xrc
 if [[ -x $unit ]]; then
 	CK_RUN_CASE=device PP_DEV=$PP_DEV "$unit" >"$PP_LOGS/unit" 2>&1 || true
-	sed 's/^/    /' "$PP_LOGS/unit"
+	pp_indent '    ' "$PP_LOGS/unit"
 	pp_expect_grep '^100%: Checks: 1, Failures: 0, Errors: 0$' \
 		"$PP_LOGS/unit" "pp_res_create(XRC) on $PP_DEV fails at the domain and cleans up"
 else
