@@ -71,7 +71,7 @@ n2=${PP_ICOUNT_N2:-2500}
 pause_ms=${PP_ICOUNT_PAUSE_MS:-400}
 nfind=${PP_ICOUNT_FIND:-100}
 jumps=0 # row(): count jumps (--collect-jumps), for a Write row's looks
-read -r -a cases <<<"${PP_ICOUNT_CASES:-rc rc-N uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read fetch-add lat-write lat-read lat-atomic srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud srv-stock-srq}"
+read -r -a cases <<<"${PP_ICOUNT_CASES:-rc rc-N mono uc ud srq stock-rc stock-uc stock-ud stock-srq lat write read fetch-add lat-write lat-read lat-atomic srv-rc srv-ud srv-srq srv-stock-rc srv-stock-ud srv-stock-srq}"
 read -r -a sizes <<<"${PP_ICOUNT_SIZES:-1 4096}"
 here=$(dirname "$(realpath -- "${BASH_SOURCE[0]}")")
 # valgrind's files stay off 9p (a shared mmap there fails): /run is a tmpfs.

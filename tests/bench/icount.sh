@@ -20,9 +20,9 @@
 # markers are missing, and left as it is when the run has none of its rows
 # (PP_ICOUNT_CASES). --from RAW reports the output of an earlier run saved in RAW
 # (every run leaves its output in ${TMPDIR:-/tmp}/pp-icount-last.raw).
-# About 30 minutes, plus PP_ICOUNT_RSS_SECONDS (the guest's timeout,
-# PP_ICOUNT_TIMEOUT, 2700 s: every row, the CLOCK_MONOTONIC ones included,
-# needs more than 1800 s on a 2-core machine).
+# About 35-40 minutes, plus PP_ICOUNT_RSS_SECONDS (the guest's timeout,
+# PP_ICOUNT_TIMEOUT, 3600 s: the default rows took 1,800-2,400 s on a
+# 2-core machine, more with other work beside them).
 #
 # Environment:
 #   PP_BIN     build directory of our tools (default: build/ of the tree)
@@ -46,7 +46,7 @@ else
 	}
 	echo "icount: running tests/bench/icount-inside.sh in the guest"
 	st=0
-	tests/softroce/guest.sh --timeout "${PP_ICOUNT_TIMEOUT:-2700}" \
+	tests/softroce/guest.sh --timeout "${PP_ICOUNT_TIMEOUT:-3600}" \
 		tests/bench/icount-inside.sh >"$work/raw" 2>&1 || st=$?
 	{
 		echo "PPICOUNT-INFO,host_status,$st"
