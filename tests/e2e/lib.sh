@@ -565,18 +565,18 @@ pp_expect_status() {
 # or more (read whole, it would be slow), one bash cannot read, or a
 # PATTERN that is no regex to bash (status 2).
 pp_match() {
-	local re=$1 line lines=()
-	[[ -r $2 ]] && mapfile -t -n 4096 lines <"$2" 2>/dev/null &&
-		((${#lines[@]} < 4096)) || {
+	local re=$1 line lines=() st=0
+	if [[ ! -r $2 ]] || ! mapfile -t -n 4096 lines <"$2" 2>/dev/null ||
+		((${#lines[@]} == 4096)); then
 		grep -Eq -- "$re" "$2"
 		return
-	}
-	local st=0
+	fi
+	# shellcheck disable=SC2319 # the status of [[ ]]: 2 for a bad regex
 	[[ '' =~ $re ]] || st=$?
-	((st != 2)) || {
+	if ((st == 2)); then
 		grep -Eq -- "$re" "$2"
 		return
-	}
+	fi
 	for line in "${lines[@]}"; do
 		[[ $line =~ $re ]] && return 0
 	done
