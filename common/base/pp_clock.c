@@ -36,7 +36,7 @@ static void pair(int64_t *mono, uint64_t *ticks)
 		a = pp_clock_ticks();
 		m = pp_now_ns();
 		b = pp_clock_ticks();
-		if (b - a < best) {
+		if (i == 0 || b - a < best) {
 			best = b - a;
 			*mono = m;
 			*ticks = a + (b - a) / 2;

@@ -1232,7 +1232,7 @@ static int apply(struct model *md, const struct later *o, const char *prog)
 {
 	uint32_t n = md->size, r, k;
 	const char *rest, *text;
-	uint64_t v, w;
+	uint64_t v, w = 0;
 	int step;
 
 	switch (o->opt) {
