@@ -33,7 +33,7 @@
 #             past it fails (its exit status says so) instead of taking
 #             the machine's memory
 #   --json-max  the --json runs only up to this N (default: every N); at
-#             4,096 ranks the document is about 23 GB and takes hours
+#             4,096 ranks the document is 23-24 GB and a run about 7 minutes
 # Rank 0 runs with -T 10, as the sim.* tests do (docs/dev/testing.md: a
 # thousand keepalive probes at once overflow loopback's backlog).
 # Rank 0 and the stand-in need N + 64 descriptors each: the script raises
