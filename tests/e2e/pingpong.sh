@@ -91,6 +91,7 @@ else
 	echo "ok: the server adopted the client's parameters: $p_server"
 fi
 
+# The address lines must cross over: client local == server remote.
 c_local=$(addrs client local) c_remote=$(addrs client remote)
 s_local=$(addrs server local) s_remote=$(addrs server remote)
 if [[ -z $c_local ]]; then
