@@ -558,17 +558,24 @@ pp_expect_status() {
 	fi
 }
 
+# pp_short_log FILE: FILE's lines into the array pp_lines, status 0, when
+# it can be read and has at most 256 of them; else status 1. In the
+# emulated guest a process (grep, sed) costs 0.2-0.5 s to start and bash
+# matches a line in about 0.3 ms: a short log is cheaper read in bash, a
+# long one (a --trace of 64 QPs has thousands of lines) by grep or sed.
+pp_lines=()
+pp_short_log() {
+	pp_lines=()
+	[[ -r $1 ]] && mapfile -t -n 257 pp_lines <"$1" 2>/dev/null &&
+		((${#pp_lines[@]} <= 256))
+}
+
 # pp_match PATTERN FILE: status 0 if a line of FILE matches the extended
-# regex PATTERN, as grep -Eq. In bash, line by line: in an emulated guest
-# starting grep costs 0.2-0.5 s, and a test makes dozens of such checks.
-# grep itself for what bash would judge otherwise: a file of more than 256
-# lines (bash matches a line in about 0.3 ms there, grep starts in 200:
-# a --trace of 64 QPs has thousands), one bash cannot read, or a PATTERN
-# that is no regex to bash (status 2).
+# regex PATTERN, as grep -Eq: in bash for a short log (pp_short_log), else
+# with grep itself, as for a PATTERN that is no regex to bash (status 2).
 pp_match() {
-	local re=$1 line lines=() st=0
-	if [[ ! -r $2 ]] || ! mapfile -t -n 257 lines <"$2" 2>/dev/null ||
-		((${#lines[@]} > 256)); then
+	local re=$1 line st=0
+	if ! pp_short_log "$2"; then
 		grep -Eq -- "$re" "$2"
 		return
 	fi
@@ -578,7 +585,7 @@ pp_match() {
 		grep -Eq -- "$re" "$2"
 		return
 	fi
-	for line in "${lines[@]}"; do
+	for line in "${pp_lines[@]}"; do
 		[[ $line =~ $re ]] && return 0
 	done
 	return 1

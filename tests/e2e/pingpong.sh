@@ -57,19 +57,16 @@ pp_expect_grep "^latency usec: n $iters " "$PP_LOGS/client" \
 	"client: one sample per iteration"
 
 # The server adopted everything: its agreed parameters are the client's.
-# Each log is read once, in bash where it is short (a process costs a
-# fraction of a second in an emulated guest, a line in bash about 0.3 ms):
-# grab LOG ERE prints group 1 of each line of LOG that matches ERE (the
-# whole line), sorted; sed and sort(1) for a log of more than 256 lines
-# (a --trace of 64 QPs has thousands), sort(1) for more than one match.
+# Each log is read once: grab LOG ERE prints group 1 of each line of LOG
+# that matches ERE (the whole line), sorted; in bash for a short log
+# (pp_short_log), with sed for a long one, sort(1) for more than one match.
 grab() {
-	local line lines=() got=()
-	mapfile -t -n 257 lines <"$PP_LOGS/$1"
-	if ((${#lines[@]} > 256)); then
+	local line got=()
+	if ! pp_short_log "$PP_LOGS/$1"; then
 		sed -nE "s/$2/\\1/p" "$PP_LOGS/$1" | sort
 		return
 	fi
-	for line in "${lines[@]}"; do
+	for line in "${pp_lines[@]}"; do
 		[[ $line =~ $2 ]] && got+=("${BASH_REMATCH[1]}")
 	done
 	case ${#got[@]} in
