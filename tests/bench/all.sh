@@ -271,10 +271,14 @@ EOF
 	else
 		rm -f "$out/benchmarks.png"
 	fi
+	# Only this script's files: bench/ also holds others' (mesh-scale.sh's
+	# mesh-scale.csv).
 	if [[ $raw != "$out/bench" ]]; then
-		rm -rf "$out/bench"
 		mkdir -p "$out/bench"
-		cp -- "$raw"/*.csv "$out/bench/"
+		for p in run "${parts[@]%% *}"; do
+			rm -f "$out/bench/$p.csv"
+			[[ ! -f $raw/$p.csv ]] || cp -- "$raw/$p.csv" "$out/bench/"
+		done
 	fi
 	echo "all: wrote $out/benchmarks.md$([[ ! -f $out/benchmarks.png ]] || echo ", benchmarks.png") and $out/bench/"
 }
