@@ -44,10 +44,11 @@ fi
 known=(test_stats:test_huge_values test_hs:sock_accept_emfile)
 
 export CK_FORK=no
-# The cases tagged "scale" (test_mesh_report's meshes of 1,024 ranks) take
-# the small cases' code paths, which run here; under valgrind they alone
-# take over ten minutes.
-export CK_EXCLUDE_TAGS=scale
+# The cases tagged "scale" (test_mesh_report's meshes of 1,024 ranks, every
+# mesh schedule above 256 ranks) take the small cases' code paths, which
+# run here; under valgrind they alone take over ten minutes. test_lhist's
+# sets and long loop likewise run here with fewer samples (its knobs).
+export CK_EXCLUDE_TAGS=scale PP_LHIST_TEST_N=20000 PP_LHIST_TEST_BIG=200000
 failed=0
 noted=()
 # memcheck PROG: run PROG under valgrind; its status goes to a file beside

@@ -115,11 +115,11 @@ START_TEST(hostlist_nth_count)
 END_TEST
 
 /*
- * Every N from 1 to 1024: each pair once, no rank twice in a round.  The
- * checks are plain ifs: a Check assertion per pair (half a billion of them)
- * would cost minutes in fork mode.
+ * Every N from LO to HI (at most 1024): each pair once, no rank twice in a
+ * round.  The checks are plain ifs: a Check assertion per pair (half a
+ * billion of them) would cost minutes in fork mode.
  */
-START_TEST(schedule_every_n)
+static void check_schedules(uint32_t lo, uint32_t hi)
 {
 	struct pp_mesh_pair *p = malloc(sizeof(*p) * 512);
 	uint8_t *seen = malloc(1024 * 1023 / 2);
@@ -127,10 +127,11 @@ START_TEST(schedule_every_n)
 	uint32_t n, r, k, np;
 	size_t total;
 
+	ck_assert_uint_le(hi, 1024);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_ptr_nonnull(seen);
 	ck_assert_ptr_nonnull(in_round);
-	for (n = 1; n <= 1024; n++) {
+	for (n = lo; n <= hi; n++) {
 		size_t npairs = (size_t)n * (n - 1) / 2, i;
 
 		memset(seen, 0, npairs);
@@ -178,6 +179,18 @@ START_TEST(schedule_every_n)
 	free(p);
 	free(seen);
 	free(in_round);
+}
+
+START_TEST(schedule_every_n)
+{
+	check_schedules(1, 256);
+}
+END_TEST
+
+/* The same up to 1,024 ranks: a minute under valgrind (tag "scale"). */
+START_TEST(schedule_every_n_large)
+{
+	check_schedules(257, 1024);
 }
 END_TEST
 
@@ -798,9 +811,12 @@ END_TEST
 static Suite *mesh_place_suite(void)
 {
 	Suite *s = suite_create("mesh_place");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tcase_create("core"), *scale = tcase_create("scale");
 
 	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(scale, 60);
+	tcase_set_tags(scale, "scale"); /* valgrind.sh leaves it out */
+	tcase_add_test(scale, schedule_every_n_large);
 	tcase_add_test(tc, hostlist_forms);
 	tcase_add_test(tc, hostlist_nth_count);
 	tcase_add_test(tc, schedule_every_n);
@@ -814,6 +830,7 @@ static Suite *mesh_place_suite(void)
 	tcase_add_test(tc, plan_absent_and_odd_rails);
 	tcase_add_test(tc, plan_rail_counts);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, scale);
 	return s;
 }
 
