@@ -9,7 +9,7 @@
 # "ctest -R e2e.rc.poll.4096" boots, runs one test and stops. With a real
 # RDMA device on the host, start and stop do nothing and the scripts run on
 # the host. The start test is not RUN_SERIAL: the boot may overlap unit tests.
-set(PP_E2E_GUEST_DIR ${CMAKE_BINARY_DIR}/softroce-guest)
+# The guest's state is in PP_E2E_GUEST_DIR (tests/CMakeLists.txt).
 
 add_test(NAME e2e.guest.start
 	COMMAND ${PROJECT_SOURCE_DIR}/tests/softroce/guest.sh

@@ -9,14 +9,16 @@
 # and fails naming each mutant that survived or whose edit no longer
 # applies (its line changed: update the mutation).
 #
-# The e2e tests of all mutants share one Soft-RoCE guest, booted once
-# (guest.sh --start) and stopped at the end; ctest runs without its own
-# fixture setup and cleanup (-FS, -FC).  Steps run under a shorter
+# The e2e tests of all mutants share one Soft-RoCE guest: the running
+# guest of PP_MUTATION_GUEST (CTest passes its one-guest bed's), else one
+# booted here (guest.sh --start) and stopped at the end; ctest runs without
+# its own fixture setup and cleanup (-FS, -FC).  Steps run under a shorter
 # PP_STEP_TIMEOUT (30 s): a mutant that hangs is killed sooner.
 #
 # Usage: tests/mutation/run.sh WORK-DIR   (CTest: mutation, label mutation)
 # Environment: PP_MUTATIONS, a regex of the mutation names to run (default
-# all).
+# all); PP_MUTATION_GUEST, the state directory of a running shared guest
+# (guest.sh --start DIR) to use.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,15 +67,20 @@ sync_tree() {
 
 guest_dir=$build/softroce-guest
 guest_up=0
+if [[ -n ${PP_MUTATION_GUEST:-} && -e $PP_MUTATION_GUEST/qemu.pid ]]; then
+	guest_dir=$PP_MUTATION_GUEST
+	guest_up=2 # running, and not ours to stop
+fi
 stop_guest() {
-	((guest_up)) || return 0
+	((guest_up == 1)) || return 0
 	"$top/tests/softroce/guest.sh" --stop "$guest_dir" >/dev/null 2>&1 || true
 	guest_up=0
 }
 trap stop_guest EXIT
 
 sync_tree
-cmake -S "$src" -B "$build" -DPP_WERROR=OFF >"$work/configure.log" 2>&1 || {
+cmake -S "$src" -B "$build" -DPP_WERROR=OFF -DPP_E2E_GUEST_DIR="$guest_dir" \
+	>"$work/configure.log" 2>&1 || {
 	say "configure failed: $(tail -n 3 "$work/configure.log")"
 	exit 1
 }
