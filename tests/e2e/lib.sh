@@ -75,16 +75,17 @@ trap pp_cleanup EXIT
 
 # pp_need_device: exit 77 (skip) if there is no RDMA device at all, 1 if
 # PP_DEV names one that does not exist.
+# (A glob, not ls and head: a process costs 0.1 s in an emulated guest.)
 pp_need_device() {
-	local devs
-	devs=$(ls /sys/class/infiniband 2>/dev/null || true)
-	if [[ -z $devs ]]; then
+	local devs=(/sys/class/infiniband/*)
+	if [[ ! -e ${devs[0]} ]]; then
 		echo "SKIP: no RDMA device (/sys/class/infiniband is empty)"
 		exit 77
 	fi
-	PP_DEV=${PP_DEV:-$(head -n 1 <<<"$devs")}
+	devs=("${devs[@]##*/}")
+	PP_DEV=${PP_DEV:-${devs[0]}}
 	if [[ ! -e /sys/class/infiniband/$PP_DEV ]]; then
-		echo "FAIL: PP_DEV=$PP_DEV is not an RDMA device here (have: $devs)"
+		echo "FAIL: PP_DEV=$PP_DEV is not an RDMA device here (have: ${devs[*]})"
 		exit 1
 	fi
 	[[ -z ${PP_GID:-} ]] || pp_gid_opt=(-g "$PP_GID")

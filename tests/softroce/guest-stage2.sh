@@ -232,11 +232,13 @@ bind_tmp() {
 # run_job DIR: run one job, bounded by its limit and its cancel file. The
 # job's own subshell writes its status to tmpfs when the command ends: the
 # loop neither waits for it nor polls the 9p share more than once a second.
+# That file is emptied and written with builtins (one write of a few bytes:
+# not empty means complete): rm and mv took 0.1-0.15 s each in the guest.
 run_job() {
 	local job=$1 limit=60 start status=124 reason='' n=0 t0=$EPOCHREALTIME
 	local done=/run/pp-job.status
 	read -r limit <"$job/limit" || true
-	rm -f "$done"
+	: >"$done"
 	printf 'PP-GUEST-PICK job %s at %s\n' "${job##*/}" "$(</proc/uptime)"
 	if [[ -e $job/cancel ]]; then
 		reason="cancelled by the host before it started"
@@ -253,10 +255,10 @@ run_job() {
 			else
 				st=1
 			fi
-			echo "$st" >"$done.new" && mv "$done.new" "$done"
+			echo "$st" >"$done"
 		) </dev/null >"$job/output" 2>&1 &
 		start=$SECONDS
-		while [[ ! -e $done ]]; do
+		while [[ ! -s $done ]]; do
 			if ((n++ % 10 == 0)) && [[ -e $job/cancel ]]; then
 				reason="cancelled by the host"
 			elif ((SECONDS - start >= limit)); then
