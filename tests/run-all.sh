@@ -52,7 +52,13 @@ fi
 if (($# == 0)) && [[ ${PP_QUICK:-0} != 1 ]]; then
 	PP_BUILD_DIR=$build stage valgrind bash tests/valgrind.sh
 	stage fuzz bash tests/fuzz/run.sh "${PP_FUZZ_SECONDS:-10}"
-	stage sanitize bash tests/sanitize.sh
+	# The sanitized e2e tests boot the one-guest bed of the ctest run
+	# below, which keeps it (PP_GUEST_REUSE): one boot for both. Its e2e
+	# tests power it off; a run that stops before them, here.
+	guest=$(realpath -m -- "$build")/softroce-guest
+	trap '[[ ! -e $guest/qemu.pid ]] || "$top/tests/softroce/guest.sh" --stop "$guest" >/dev/null 2>&1 || true' EXIT
+	PP_SANITIZE_GUEST=$guest stage sanitize bash tests/sanitize.sh
+	export PP_GUEST_REUSE=1
 fi
 cd "$build"
 ctest -j2 --output-on-failure "$@"

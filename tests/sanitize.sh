@@ -8,7 +8,9 @@
 #
 # The e2e tests run in the Soft-RoCE guest (tests/softroce/guest.sh), which
 # passes on only PP_* variables: there the sanitizers run with their defaults,
-# which include detect_leaks=1.
+# which include detect_leaks=1. With PP_SANITIZE_GUEST=DIR (tests/run-all.sh)
+# they run in a shared guest with its state in DIR, which is left running
+# for the next user (the run's ctest, with PP_GUEST_REUSE=1).
 #
 # Usage: bash tests/sanitize.sh
 # Environment: PP_ASAN_BUILD_DIR (default: build-asan at the top);
@@ -22,8 +24,9 @@ e2e=${PP_SANITIZE_E2E-'^e2e\.(rc\.poll\.4096|uc\.event\.4096)$'}
 bash "$top/tests/install-deps.sh"
 mkdir -p "$build"
 log=$build/sanitize.log
+guest=${PP_SANITIZE_GUEST:-}
 if ! { cmake -S "$top" -B "$build" -DPP_ASAN=ON -DPP_UBSAN=ON \
-	-DPP_WERROR=ON &&
+	-DPP_WERROR=ON -DPP_E2E_GUEST_DIR="${guest:-$build/softroce-guest}" &&
 	cmake --build "$build" -j"$(nproc)"; } >"$log" 2>&1; then
 	echo "sanitize: build failed, see $log:" >&2
 	grep -E 'error|Error' "$log" | head -n 20 >&2
@@ -57,5 +60,9 @@ run_ctest() {
 # valgrind.sh leaves them out as well.
 CK_EXCLUDE_TAGS=scale run_ctest unit -j2 -L unit -LE script \
 	-E '^sim[.](all_join|slow_rank|absent_dead|foreign)$'
-[[ -z $e2e ]] || run_ctest e2e -R "$e2e"
+if [[ -n $e2e && -n $guest ]]; then
+	run_ctest e2e -R "$e2e" -FC softroce_guest # booted, and left running
+elif [[ -n $e2e ]]; then
+	run_ctest e2e -R "$e2e"
+fi
 echo "sanitize: ASan+LSan+UBSan ${summary[*]}"

@@ -17,6 +17,7 @@
 # the background (state in DIR) and returns once rxe0 is up; while
 # PP_GUEST_DIR names DIR, SCRIPT runs in that guest, one job at a time;
 # --stop DIR powers it off. With a real device --start/--stop do nothing.
+# With PP_GUEST_REUSE=1, --start keeps a guest that already runs in DIR.
 #
 # --pair: two hosts. Two guests, A and B, each with its own kernel, virtio
 # NIC eth0 (10.99.1.1/24 and 10.99.1.2/24) and rxe0 on it, joined by one
@@ -966,6 +967,15 @@ if [[ $mode == start ]]; then
 		fi
 		rm -rf "$dir"
 		exit 1
+	fi
+	# PP_GUEST_REUSE=1 (tests/run-all.sh: the sanitize stage booted it for
+	# the same run): a guest that runs in DIR, ready, with this tree's stage
+	# 2 and not asked to stop, is kept rather than booted again.
+	if [[ ${PP_GUEST_REUSE:-} == 1 && -e $dir/share/ready && ! -e $dir/share/stop ]] &&
+		read -r pid 2>/dev/null <"$dir/qemu.pid" && qemu_alive "$dir" "$pid" &&
+		cmp -s "$here/guest-stage2.sh" "$dir/share/stage2.sh"; then
+		echo "$prog: shared guest already up, kept (PP_GUEST_REUSE; QEMU pid $pid, state in $dir)"
+		exit 0
 	fi
 	boot_guest "$dir"
 	if wait_ready "$dir"; then
