@@ -21,8 +21,8 @@
 # (and RAWDIR/run.csv), with no guest: the figures of that run, the text of
 # this tree's scripts.
 #
-# Time: about 65 minutes on a quiet 2-core machine (build 1, walltime 9-13,
-# pingpong 5, icount 35-40, mesh 6), with repetitions below the parts'
+# Time: about 70 minutes on a quiet 2-core machine (build 1, walltime 9-14,
+# pingpong 5, icount 35-40, mesh 6-10), with repetitions below the parts'
 # own defaults (set here, each overridable): PP_WALL_PAIRS 16 (11 rows),
 # PP_BENCH_REPS 3 and sizes up to 64 KiB with PP_BENCH_BUDGET 480 s.
 # Each part's guest has a timeout (PP_WALL_TIMEOUT 900, PP_BENCH_TIMEOUT

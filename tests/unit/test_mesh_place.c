@@ -187,7 +187,7 @@ START_TEST(schedule_every_n)
 }
 END_TEST
 
-/* The same up to 1,024 ranks: a minute under valgrind (tag "scale"). */
+/* The same up to 1,024 ranks: most of a minute under valgrind ("scale"). */
 START_TEST(schedule_every_n_large)
 {
 	check_schedules(257, 1024);
