@@ -60,9 +60,7 @@ run_ctest() {
 # valgrind.sh leaves them out as well.
 CK_EXCLUDE_TAGS=scale run_ctest unit -j2 -L unit -LE script \
 	-E '^sim[.](all_join|slow_rank|absent_dead|foreign)$'
-if [[ -n $e2e && -n $guest ]]; then
-	run_ctest e2e -R "$e2e" -FC softroce_guest # booted, and left running
-elif [[ -n $e2e ]]; then
-	run_ctest e2e -R "$e2e"
-fi
+keep=() # a shared guest: booted, and left running (no fixture cleanup)
+[[ -z $guest ]] || keep=(-FC softroce_guest)
+[[ -z $e2e ]] || run_ctest e2e -R "$e2e" "${keep[@]}"
 echo "sanitize: ASan+LSan+UBSan ${summary[*]}"
